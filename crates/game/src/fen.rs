@@ -1,0 +1,267 @@
+//! The FEN of the Sanmill mill program, for exchanging 24-point positions with it.
+//!
+//! ```text
+//! ********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1
+//! ```
+//!
+//! Three groups of 8 characters for the inner, middle and outer ring, each starting at
+//! d5, d6 and d7 and going clockwise (`O` white, `@` black, `*` empty); then side (`w`/`b`),
+//! phase (`r` ready, `p` placing, `m` moving, `o` over), action (`p` place, `s` select,
+//! `r` remove), White on board, White in hand, Black on board, Black in hand, White to
+//! remove, Black to remove, four last-mill squares, a formed-mills bit mask, a move
+//! counter and the full-move number.
+//!
+//! Kvarn writes the last-mill squares and the mill mask as 0 (they serve rules Kvarn does
+//! not have), writes its no-capture counter (turns since the last removal) in the move
+//! counter field, and the full-move number as 1 + completed turns / 2. On reading, it also
+//! accepts Sanmill's older layouts (6 or 8 numbers), and refuses what its rules cannot
+//! represent (marked points, several removals at once, removals of one's own men).
+
+use crate::bitboard::Bitboard;
+use crate::board::BoardKind;
+use crate::color::Color;
+use crate::error::ParseError;
+use crate::position::{Position, Setup};
+use crate::square::Square;
+use crate::variant::Rules;
+
+/// The square of character `i` (0..8) of FEN group `g` (0 inner, 1 middle, 2 outer).
+fn fen_square(group: usize, i: usize) -> Square {
+    Square::from_ring(2 - group as u8, (i as u8 + 1) % 8)
+}
+
+fn require_24(rules: &Rules, what: &'static str) -> Result<(), ParseError> {
+    if rules.variant().board_kind() != BoardKind::TwentyFour {
+        return Err(ParseError::Fen {
+            field: what,
+            reason: format!(
+                "Sanmill's FEN describes the 24-point board; {} is played on 16 points (use Kvarn's position string)",
+                rules.variant()
+            ),
+        });
+    }
+    Ok(())
+}
+
+impl Position {
+    /// Writes the position as a Sanmill FEN (24-point board only).
+    ///
+    /// # Errors
+    /// [`ParseError::Fen`] for a variant on the 16-point board.
+    pub fn to_fen(&self, rules: &Rules) -> Result<String, ParseError> {
+        require_24(rules, "variant")?;
+        let mut s = String::with_capacity(64);
+        for group in 0..3 {
+            if group > 0 {
+                s.push('/');
+            }
+            for i in 0..8 {
+                let sq = fen_square(group, i);
+                s.push(if self.men(Color::White).contains(sq) {
+                    'O'
+                } else if self.men(Color::Black).contains(sq) {
+                    '@'
+                } else {
+                    '*'
+                });
+            }
+        }
+        let side = if self.side_to_move() == Color::White {
+            'w'
+        } else {
+            'b'
+        };
+        let over = matches!(self.status(rules, 1), crate::Status::Win { .. });
+        let phase = if over {
+            'o'
+        } else if self.in_hand(Color::White) + self.in_hand(Color::Black) > 0 {
+            'p'
+        } else {
+            'm'
+        };
+        let action = if self.pending_removal() {
+            'r'
+        } else if self.is_placing() {
+            'p'
+        } else {
+            's'
+        };
+        let remove = |c: Color| u8::from(self.pending_removal() && self.side_to_move() == c);
+        Ok(format!(
+            "{s} {side} {phase} {action} {} {} {} {} {} {} 0 0 0 0 0 {} {}",
+            self.men(Color::White).count(),
+            self.in_hand(Color::White),
+            self.men(Color::Black).count(),
+            self.in_hand(Color::Black),
+            remove(Color::White),
+            remove(Color::Black),
+            self.no_capture(),
+            1 + self.turns() / 2
+        ))
+    }
+
+    /// Reads a Sanmill FEN (24-point board only).
+    ///
+    /// # Errors
+    /// [`ParseError::Fen`] naming the field that is wrong or that Kvarn cannot represent.
+    pub fn from_fen(rules: &Rules, text: &str) -> Result<Position, ParseError> {
+        require_24(rules, "variant")?;
+        let err = |field: &'static str, reason: String| ParseError::Fen { field, reason };
+        let f: Vec<&str> = text.split_whitespace().collect();
+        if !matches!(f.len(), 10 | 12 | 17) {
+            return Err(err(
+                "layout",
+                format!(
+                    "expected the board, side, phase, action and 6, 8 or 13 numbers (10, 12 or 17 fields), found {} fields",
+                    f.len()
+                ),
+            ));
+        }
+        let groups: Vec<&str> = f[0].split('/').collect();
+        if groups.len() != 3 || groups.iter().any(|g| g.chars().count() != 8) {
+            return Err(err(
+                "board",
+                format!(
+                    "`{}` should be three groups of 8 characters separated by `/`",
+                    f[0]
+                ),
+            ));
+        }
+        let mut men = [Bitboard::EMPTY; 2];
+        for (g, group) in groups.iter().enumerate() {
+            for (i, ch) in group.chars().enumerate() {
+                let sq = fen_square(g, i);
+                match ch {
+                    'O' => men[0] |= Bitboard::from_square(sq),
+                    '@' => men[1] |= Bitboard::from_square(sq),
+                    '*' => {}
+                    'X' => {
+                        return Err(err(
+                            "board",
+                            format!("{sq} is marked (X), which Kvarn's rules do not have"),
+                        ));
+                    }
+                    other => {
+                        return Err(err(
+                            "board",
+                            format!("`{other}` at {sq}: use O (white), @ (black) or * (empty)"),
+                        ));
+                    }
+                }
+            }
+        }
+        let side = match f[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => return Err(err("side", format!("`{other}` is neither w nor b"))),
+        };
+        let phase = f[2];
+        if !matches!(phase, "r" | "p" | "m" | "o") {
+            return Err(err("phase", format!("`{phase}` is not one of r, p, m, o")));
+        }
+        let action = f[3];
+        if !matches!(action, "p" | "s" | "r") {
+            return Err(err("action", format!("`{action}` is not one of p, s, r")));
+        }
+        let num = |i: usize, field: &'static str| -> Result<i64, ParseError> {
+            f[i].parse::<i64>()
+                .map_err(|_| err(field, format!("`{}` is not a number", f[i])))
+        };
+        let w_on = num(4, "white on board")?;
+        let w_hand = num(5, "white in hand")?;
+        let b_on = num(6, "black on board")?;
+        let b_hand = num(7, "black in hand")?;
+        let w_rm = num(8, "white to remove")?;
+        let b_rm = num(9, "black to remove")?;
+        for (count, field, c) in [
+            (w_on, "white on board", Color::White),
+            (b_on, "black on board", Color::Black),
+        ] {
+            if count != men[c.index()].count() as i64 {
+                return Err(err(
+                    field,
+                    format!(
+                        "says {count}, but the board shows {}",
+                        men[c.index()].count()
+                    ),
+                ));
+            }
+        }
+        let hand = |v: i64, field: &'static str| -> Result<u8, ParseError> {
+            u8::try_from(v)
+                .ok()
+                .filter(|&h| h <= rules.men())
+                .ok_or_else(|| err(field, format!("{v} is not between 0 and {}", rules.men())))
+        };
+        let in_hand = [
+            hand(w_hand, "white in hand")?,
+            hand(b_hand, "black in hand")?,
+        ];
+        let (mine, theirs) = match side {
+            Color::White => (w_rm, b_rm),
+            Color::Black => (b_rm, w_rm),
+        };
+        if theirs != 0 {
+            return Err(err(
+                "to remove",
+                format!(
+                    "{} is not to move but has {theirs} to remove",
+                    side.opposite()
+                ),
+            ));
+        }
+        if !(0..=1).contains(&mine) {
+            return Err(err(
+                "to remove",
+                format!(
+                    "{side} has {mine} to remove; Kvarn's rules remove exactly one opposing man per mill turn"
+                ),
+            ));
+        }
+        let pending_removal = mine == 1;
+        if pending_removal != (action == "r") {
+            return Err(err(
+                "action",
+                format!("`{action}` disagrees with the to-remove count {mine}"),
+            ));
+        }
+        if !pending_removal && (action == "p") != (in_hand[side.index()] > 0) {
+            return Err(err(
+                "action",
+                format!(
+                    "`{action}` but {side} has {} men in hand",
+                    in_hand[side.index()]
+                ),
+            ));
+        }
+        if phase == "m" && in_hand.iter().any(|&h| h > 0) {
+            return Err(err(
+                "phase",
+                "moving phase with men still in hand".to_string(),
+            ));
+        }
+        let (no_capture, fullmove) = match f.len() {
+            10 => (0, 1),
+            12 => (num(10, "move counter")?, num(11, "full-move number")?),
+            _ => (num(15, "move counter")?, num(16, "full-move number")?),
+        };
+        let no_capture = u16::try_from(no_capture)
+            .map_err(|_| err("move counter", format!("{no_capture} is out of range")))?;
+        if !(1..=32768).contains(&fullmove) {
+            return Err(err(
+                "full-move number",
+                format!("{fullmove} is not between 1 and 32768"),
+            ));
+        }
+        let turns = (2 * (fullmove - 1) + i64::from(side == Color::Black)) as u16;
+        let setup = Setup {
+            men,
+            in_hand,
+            side,
+            pending_removal,
+            no_capture,
+            turns,
+        };
+        Position::from_setup(rules, &setup).map_err(|e| err(e.field, e.reason))
+    }
+}

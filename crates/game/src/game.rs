@@ -1,0 +1,197 @@
+//! A game: rules, the positions played so far and its status. Adds what a single
+//! [`Position`] cannot know: how often a position has occurred (repetition), and undo.
+
+use crate::error::{IllegalMove, PlayError};
+use crate::moves::{Move, MoveList};
+use crate::position::Position;
+use crate::status::Status;
+use crate::variant::Rules;
+
+/// One position of the game with what is derived from the history leading to it.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    pos: Position,
+    /// The move that led here (none for the first frame).
+    last: Option<Move>,
+    /// Index of the first frame since the last irreversible move: only frames from there
+    /// on can equal this one.
+    rep_base: u32,
+    /// How many times this position has occurred, this one included.
+    occurrences: u32,
+    status: Status,
+}
+
+/// A game in progress or finished, from a start position (the usual empty board or one
+/// set up from a position string, which counts as the first occurrence).
+#[derive(Clone, Debug)]
+pub struct Game {
+    rules: Rules,
+    frames: Vec<Frame>,
+}
+
+impl Game {
+    /// A new game from the empty board.
+    pub fn new(rules: Rules) -> Game {
+        Game::from_position(rules, Position::start(&rules))
+    }
+
+    /// A game starting at `pos`, whose first occurrence it is.
+    pub fn from_position(rules: Rules, pos: Position) -> Game {
+        let status = pos.status(&rules, 1);
+        Game {
+            rules,
+            frames: vec![Frame {
+                pos,
+                last: None,
+                rep_base: 0,
+                occurrences: 1,
+                status,
+            }],
+        }
+    }
+
+    /// The rules.
+    #[inline]
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    #[inline]
+    fn top(&self) -> &Frame {
+        // `frames` is never empty: it starts with one frame and `undo` keeps it.
+        &self.frames[self.frames.len() - 1]
+    }
+
+    /// The current position.
+    #[inline]
+    pub fn position(&self) -> &Position {
+        &self.top().pos
+    }
+
+    /// The position the game started from.
+    pub fn start_position(&self) -> &Position {
+        &self.frames[0].pos
+    }
+
+    /// The status of the game.
+    #[inline]
+    pub fn status(&self) -> Status {
+        self.top().status
+    }
+
+    /// How many times the current position has occurred, this time included.
+    #[inline]
+    pub fn occurrences(&self) -> u32 {
+        self.top().occurrences
+    }
+
+    /// The moves played since the start position, in order.
+    pub fn moves(&self) -> impl DoubleEndedIterator<Item = Move> + ExactSizeIterator + '_ {
+        self.frames[1..]
+            .iter()
+            .map(|f| f.last.expect("frames after the first have a move"))
+    }
+
+    /// Number of decisions played.
+    pub fn ply(&self) -> usize {
+        self.frames.len() - 1
+    }
+
+    /// The legal decisions, none once the game is over.
+    pub fn legal_moves(&self) -> MoveList {
+        if self.status().is_over() {
+            MoveList::new()
+        } else {
+            self.position().legal_moves(&self.rules)
+        }
+    }
+
+    /// Checks that `mv` may be played now, saying why if not.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] when the game is over or the move breaks a rule.
+    pub fn check_move(&self, mv: Move) -> Result<(), IllegalMove> {
+        let status = self.status();
+        if status.is_over() {
+            return Err(IllegalMove {
+                mv,
+                reason: format!("the game is over ({status})"),
+            });
+        }
+        self.position().check_move(&self.rules, mv)
+    }
+
+    /// Plays `mv` after checking it.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] when it may not be played; the game is then unchanged.
+    pub fn play(&mut self, mv: Move) -> Result<(), IllegalMove> {
+        self.check_move(mv)?;
+        self.play_unchecked(mv);
+        Ok(())
+    }
+
+    /// Plays `mv`, which the caller knows to be legal (from [`Game::legal_moves`]).
+    pub fn play_unchecked(&mut self, mv: Move) {
+        let top = *self.top();
+        let mut pos = top.pos;
+        pos.play_unchecked(&self.rules, mv);
+        let index = self.frames.len() as u32;
+        let rep_base = if Position::is_irreversible(mv) {
+            index
+        } else {
+            top.rep_base
+        };
+        let key = pos.key();
+        let earlier = self.frames[rep_base as usize..]
+            .iter()
+            .filter(|f| f.pos.key() == key)
+            .count() as u32;
+        let occurrences = earlier + 1;
+        let status = pos.status(&self.rules, occurrences);
+        self.frames.push(Frame {
+            pos,
+            last: Some(mv),
+            rep_base,
+            occurrences,
+            status,
+        });
+    }
+
+    /// Takes back the last decision, returning it; `None` at the start position.
+    pub fn undo(&mut self) -> Option<Move> {
+        if self.frames.len() == 1 {
+            return None;
+        }
+        self.frames.pop().and_then(|f| f.last)
+    }
+
+    /// Plays a space-separated list of moves in notation (the combined form `b2xf4`
+    /// included), stopping at the first that cannot be read or played.
+    ///
+    /// # Errors
+    /// [`PlayError`] naming the offending token and its 0-based index; the moves before it
+    /// stay played.
+    pub fn play_text(&mut self, moves: &str) -> Result<(), PlayError> {
+        for (index, text) in moves.split_whitespace().enumerate() {
+            let decisions = Move::parse_token(text).map_err(|source| PlayError::Parse {
+                index,
+                text: text.to_string(),
+                source,
+            })?;
+            let before = self.frames.len();
+            for mv in decisions {
+                if let Err(source) = self.play(mv) {
+                    // A combined token is all or nothing.
+                    self.frames.truncate(before);
+                    return Err(PlayError::Illegal {
+                        index,
+                        text: text.to_string(),
+                        source,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}

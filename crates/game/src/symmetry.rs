@@ -1,0 +1,44 @@
+//! The 16 symmetries of the boards applied to positions and moves, and a canonical form
+//! (the least image), so that equivalent positions share one table entry.
+
+use crate::board::{Board, SYMMETRY_COUNT};
+use crate::color::Color;
+use crate::moves::Move;
+use crate::position::{Position, Setup};
+use crate::variant::Rules;
+
+impl Move {
+    /// The move's image under board symmetry `sym` (0..16).
+    pub fn transformed(self, board: &Board, sym: usize) -> Move {
+        self.map_squares(|sq| board.map_square(sym, sq))
+    }
+}
+
+impl Position {
+    /// The position's image under board symmetry `sym` (0..16): same men in hand, side,
+    /// pending removal and counters, men moved to the image points.
+    pub fn transformed(&self, rules: &Rules, sym: usize) -> Position {
+        let board = rules.board();
+        let mut setup: Setup = self.setup();
+        for c in Color::BOTH {
+            setup.men[c.index()] = board.map_bitboard(sym, self.men(c));
+        }
+        // The image of a valid position is valid: symmetries preserve mills and counts.
+        Position::from_setup(rules, &setup).expect("symmetries map positions to positions")
+    }
+
+    /// The canonical representative of the position's symmetry class, with the symmetry
+    /// that maps this position onto it: the image with the least [`Position::key`].
+    pub fn canonical(&self, rules: &Rules) -> (Position, usize) {
+        let mut best = (*self, 0);
+        let mut best_key = self.key();
+        for sym in 1..SYMMETRY_COUNT {
+            let image = self.transformed(rules, sym);
+            if image.key() < best_key {
+                best_key = image.key();
+                best = (image, sym);
+            }
+        }
+        best
+    }
+}
