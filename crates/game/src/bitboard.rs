@@ -65,14 +65,26 @@ impl Bitboard {
     /// Random playouts use it to pick a square without building a list.
     #[inline]
     pub fn nth(self, n: u32) -> Option<Square> {
-        let mut bits = self.0;
-        for _ in 0..n {
-            if bits == 0 {
+        #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+        {
+            if n >= 32 {
                 return None;
             }
-            bits &= bits - 1;
+            // SAFETY: the `bmi2` target feature is enabled for this build.
+            let bit = unsafe { std::arch::x86_64::_pdep_u32(1 << n, self.0) };
+            Bitboard(bit).first()
         }
-        Bitboard(bits).first()
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+        {
+            let mut bits = self.0;
+            for _ in 0..n {
+                if bits == 0 {
+                    return None;
+                }
+                bits &= bits - 1;
+            }
+            Bitboard(bits).first()
+        }
     }
 }
 
@@ -148,5 +160,33 @@ impl Not for Bitboard {
     #[inline]
     fn not(self) -> Bitboard {
         Bitboard(!self.0 & Square::ALL_MASK)
+    }
+}
+
+/// A 64-bit set of bit indices, for the combined slide sets of [`crate::Board::slides`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bitboard64(pub u64);
+
+impl Bitboard64 {
+    /// Index of the `n`-th lowest set bit (0-based), if there are that many.
+    #[inline]
+    pub(crate) fn nth(self, n: u32) -> Option<u32> {
+        if n >= self.0.count_ones() {
+            return None;
+        }
+        #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+        {
+            // SAFETY: the `bmi2` target feature is enabled for this build.
+            let bit = unsafe { std::arch::x86_64::_pdep_u64(1 << n, self.0) };
+            Some(bit.trailing_zeros())
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+        {
+            let mut bits = self.0;
+            for _ in 0..n {
+                bits &= bits - 1;
+            }
+            Some(bits.trailing_zeros())
+        }
     }
 }

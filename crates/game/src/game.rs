@@ -98,6 +98,7 @@ impl Game {
     }
 
     /// The legal decisions, none once the game is over.
+    #[inline]
     pub fn legal_moves(&self) -> MoveList {
         if self.status().is_over() {
             MoveList::new()
@@ -132,8 +133,9 @@ impl Game {
     }
 
     /// Plays `mv`, which the caller knows to be legal (from [`Game::legal_moves`]).
+    #[inline]
     pub fn play_unchecked(&mut self, mv: Move) {
-        let top = *self.top();
+        let top = self.top();
         let mut pos = top.pos;
         pos.play_unchecked(&self.rules, mv);
         let index = self.frames.len() as u32;
@@ -142,12 +144,25 @@ impl Game {
         } else {
             top.rep_base
         };
-        let key = pos.key();
-        let earlier = self.frames[rep_base as usize..]
-            .iter()
-            .filter(|f| f.pos.key() == key)
-            .count() as u32;
-        let occurrences = earlier + 1;
+        let occurrences = if pos.pending_removal() {
+            // A pending removal is followed by the removal, an irreversible move: the same
+            // state cannot have come before within this reversible stretch.
+            1
+        } else {
+            // Between irreversible moves every decision is a shift that passes the turn,
+            // so only frames an even number of plies back can hold the same side to move.
+            // The stored hash filters; the exact key confirms.
+            let (hash, key) = (pos.hash(), pos.key());
+            let base = rep_base as usize;
+            let mut earlier = 0;
+            let mut i = index as usize;
+            while i >= base + 2 {
+                i -= 2;
+                let f = &self.frames[i].pos;
+                earlier += u32::from(f.hash() == hash && f.key() == key);
+            }
+            earlier + 1
+        };
         let status = pos.status(&self.rules, occurrences);
         self.frames.push(Frame {
             pos,
@@ -156,6 +171,12 @@ impl Game {
             occurrences,
             status,
         });
+    }
+
+    /// Goes back to the start position, keeping the allocated history (for loops that
+    /// play many games).
+    pub fn restart(&mut self) {
+        self.frames.truncate(1);
     }
 
     /// Takes back the last decision, returning it; `None` at the start position.

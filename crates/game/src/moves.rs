@@ -7,6 +7,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use std::mem::MaybeUninit;
+
 use arrayvec::ArrayVec;
 
 use crate::error::ParseError;
@@ -155,5 +157,125 @@ impl FromStr for Move {
 /// line segment).
 pub const MAX_MOVES: usize = 64;
 
-/// The legal moves of a position, on the stack.
-pub type MoveList = ArrayVec<Move, MAX_MOVES>;
+/// The legal moves of a position, on the stack: derefs to `[Move]`.
+///
+/// A fixed array and a length rather than a general-purpose vector, so that move
+/// generation can keep the length in a register while it writes.
+#[derive(Clone, Copy)]
+pub struct MoveList {
+    len: u8,
+    /// Entries `..len` are initialised.
+    moves: [MaybeUninit<Move>; MAX_MOVES],
+}
+
+impl MoveList {
+    /// An empty list.
+    #[inline]
+    pub const fn new() -> MoveList {
+        MoveList {
+            len: 0,
+            moves: [MaybeUninit::uninit(); MAX_MOVES],
+        }
+    }
+
+    /// Appends a move.
+    ///
+    /// # Panics
+    /// When the list is full, which no position's moves can make it.
+    #[inline]
+    pub fn push(&mut self, mv: Move) {
+        self.moves[self.len as usize] = MaybeUninit::new(mv);
+        self.len += 1;
+    }
+
+    /// Fills the list through `fill`, which writes moves from index 0 on and returns how
+    /// many it wrote.
+    #[inline]
+    pub(crate) fn fill_with(
+        fill: impl FnOnce(&mut [MaybeUninit<Move>; MAX_MOVES]) -> usize,
+    ) -> MoveList {
+        let mut list = MoveList::new();
+        let n = fill(&mut list.moves);
+        debug_assert!(n <= MAX_MOVES);
+        list.len = n as u8;
+        list
+    }
+}
+
+impl Default for MoveList {
+    fn default() -> MoveList {
+        MoveList::new()
+    }
+}
+
+impl std::ops::Deref for MoveList {
+    type Target = [Move];
+
+    #[inline]
+    fn deref(&self) -> &[Move] {
+        let init = &self.moves[..self.len as usize];
+        // SAFETY: the first `len` entries are initialised (`push`, `fill_with`), and
+        // `MaybeUninit<Move>` has the layout of `Move`.
+        unsafe { &*(init as *const [MaybeUninit<Move>] as *const [Move]) }
+    }
+}
+
+impl std::fmt::Debug for MoveList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq for MoveList {
+    fn eq(&self, other: &MoveList) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for MoveList {}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl IntoIterator for MoveList {
+    type Item = Move;
+    type IntoIter = MoveListIter;
+
+    fn into_iter(self) -> MoveListIter {
+        MoveListIter {
+            list: self,
+            next: 0,
+        }
+    }
+}
+
+/// The moves of a [`MoveList`], by value.
+#[derive(Clone, Debug)]
+pub struct MoveListIter {
+    list: MoveList,
+    next: u8,
+}
+
+impl Iterator for MoveListIter {
+    type Item = Move;
+
+    #[inline]
+    fn next(&mut self) -> Option<Move> {
+        let m = self.list.get(self.next as usize).copied()?;
+        self.next += 1;
+        Some(m)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.list.len - self.next) as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for MoveListIter {}

@@ -3,6 +3,7 @@
 //! [`crate::Game`] adds repetition.
 
 use crate::bitboard::Bitboard;
+use crate::bitboard::Bitboard64;
 use crate::board::Board;
 use crate::color::Color;
 use crate::error::IllegalMove;
@@ -271,10 +272,16 @@ impl Position {
     ///
     /// This does not look at whether the game is already over; [`crate::Game::legal_moves`]
     /// and the batched simulator do.
+    #[inline]
     pub fn legal_moves(&self, rules: &Rules) -> MoveList {
-        let mut list = MoveList::new();
-        self.for_each_legal_move(rules, |m| list.push(m));
-        list
+        MoveList::fill_with(|buf| {
+            let mut n = 0;
+            self.for_each_legal_move(rules, |m| {
+                buf[n] = std::mem::MaybeUninit::new(m);
+                n += 1;
+            });
+            n
+        })
     }
 
     /// Calls `f` on each legal decision, in the order of [`Position::legal_moves`].
@@ -294,12 +301,79 @@ impl Position {
                 empty.into_iter().for_each(|to| f(Move::Shift { from, to }));
             }
         } else {
-            for from in self.men[us] {
-                (board.adjacent(from) & empty)
-                    .into_iter()
-                    .for_each(|to| f(Move::Shift { from, to }));
+            let set = board.slides(self.men[us], empty);
+            for (half, offset) in [(set as u64, 0), ((set >> 64) as u64, 64)] {
+                let mut bits = half;
+                while bits != 0 {
+                    let bit = bits.trailing_zeros() as usize + offset;
+                    bits &= bits - 1;
+                    let from = Square::from_index_unchecked((bit % 32) as u8);
+                    f(Move::Shift {
+                        from,
+                        to: board.slide_target(bit / 32, from),
+                    });
+                }
             }
         }
+    }
+
+    /// The number of legal decisions, without listing them: `legal_moves(rules).len()`.
+    #[inline]
+    pub fn legal_move_count(&self, rules: &Rules) -> usize {
+        let board = rules.board();
+        let us = self.side.index();
+        let empty = self.empty(board);
+        if self.pending_removal {
+            self.removable(board).count() as usize
+        } else if self.in_hand[us] > 0 {
+            empty.count() as usize
+        } else if self.can_fly(rules, self.side) {
+            (self.men[us].count() * empty.count()) as usize
+        } else {
+            board.slides(self.men[us], empty).count_ones() as usize
+        }
+    }
+
+    /// The legal decision at index `n` of [`Position::legal_moves`], found without listing
+    /// the others: random playouts draw `n` below [`Position::legal_move_count`] and skip
+    /// building the list.
+    #[inline]
+    pub fn nth_legal_move(&self, rules: &Rules, n: usize) -> Option<Move> {
+        let board = rules.board();
+        let us = self.side.index();
+        let empty = self.empty(board);
+        let n32 = u32::try_from(n).ok()?;
+        if self.pending_removal {
+            return self
+                .removable(board)
+                .nth(n32)
+                .map(|from| Move::Remove { from });
+        }
+        if self.in_hand[us] > 0 {
+            return empty.nth(n32).map(|to| Move::Place { to });
+        }
+        if self.can_fly(rules, self.side) {
+            let e = empty.count();
+            if e == 0 {
+                return None;
+            }
+            let from = self.men[us].nth(n32 / e)?;
+            let to = empty.nth(n32 % e)?;
+            return Some(Move::Shift { from, to });
+        }
+        let set = board.slides(self.men[us], empty);
+        let (low, high) = (set as u64, (set >> 64) as u64);
+        let (bit, in_high) = if n32 < low.count_ones() {
+            (Bitboard64(low).nth(n32)?, false)
+        } else {
+            (Bitboard64(high).nth(n32 - low.count_ones())?, true)
+        };
+        let bit = bit as usize + if in_high { 64 } else { 0 };
+        let from = Square::from_index_unchecked((bit % 32) as u8);
+        Some(Move::Shift {
+            from,
+            to: board.slide_target(bit / 32, from),
+        })
     }
 
     /// Whether the player to move has any legal decision (false means blocked).
@@ -317,14 +391,13 @@ impl Position {
         if self.in_hand[us] > 0 || self.can_fly(rules, self.side) {
             return true;
         }
-        self.men[us]
-            .into_iter()
-            .any(|from| (board.adjacent(from) & empty).any())
+        (board.neighbours(self.men[us]) & empty).any()
     }
 
     /// The status of the position given how often it has occurred so far (1 the first
     /// time). A win ends the game before a draw reached on the same turn, as checkmate
     /// comes before the fifty-move rule in chess.
+    #[inline]
     pub fn status(&self, rules: &Rules, occurrences: u32) -> Status {
         for c in Color::BOTH {
             if self.men_left(c) < 3 {

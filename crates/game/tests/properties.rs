@@ -43,7 +43,7 @@ fn status_string(s: Status) -> String {
 const GAMES_PER_CASE: usize = 1;
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// The bitboard generator and the plain one agree on the legal moves and the status
     /// of every position of random games, for every rule set.
@@ -189,5 +189,28 @@ fn undo_restores_the_game() {
             assert_eq!((*game.position(), game.status()), (p, s));
         }
         assert!(game.undo().is_none());
+    }
+}
+
+/// The random games above reach every way a game can end, so the agreement test covers
+/// each of them (and is not vacuous).
+#[test]
+fn random_games_reach_every_ending() {
+    let mut seen = std::collections::BTreeSet::new();
+    for rules in rule_sets() {
+        for seed in 0..60 {
+            let g = random_game(rules, seed, 400, |_, _| {});
+            seen.insert(status_string(g.status()));
+        }
+    }
+    for want in [
+        "white_wins:too_few_men",
+        "black_wins:too_few_men",
+        "white_wins:blocked",
+        "black_wins:blocked",
+        "draw:repetition",
+        "draw:no_capture",
+    ] {
+        assert!(seen.contains(want), "no random game ended {want}: {seen:?}");
     }
 }

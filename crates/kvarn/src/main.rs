@@ -1,1 +1,41 @@
-fn main() {}
+//! `kvarn`: the command-line front of Kvarn.
+
+mod commands;
+mod rules_args;
+
+use clap::{Parser, Subcommand};
+
+/// Kvarn: self-play training and evaluation for Nine, Six and Five Men's Morris.
+#[derive(Parser)]
+#[command(name = "kvarn", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Referee: legal moves, status and position after a move list or a position.
+    Moves(commands::moves::MovesArgs),
+    /// Count decision sequences by depth (a removal is its own decision).
+    Perft(commands::perft::PerftArgs),
+    /// Speed measurements.
+    #[command(subcommand)]
+    Bench(commands::bench::BenchCommand),
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Moves(args) => commands::moves::run(&args),
+        Command::Perft(args) => commands::perft::run(&args),
+        Command::Bench(cmd) => commands::bench::run(&cmd),
+    }
+}

@@ -1,0 +1,154 @@
+//! The batched simulator and the encoding: agreement with single games, refusal of bad
+//! input without damage, and the documented layout.
+
+mod common;
+
+use kvarn_game::encoding::{SCALAR_FEATURES, encode_position, feature_names, input_len};
+use kvarn_game::{ActionSpace, BatchError, BatchSim, Game, Position, Rules, Variant};
+use ndarray::{Array2, ShapeBuilder};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+#[test]
+fn sizes_of_the_encoding_and_action_space() {
+    let nine = Rules::new(Variant::Nine);
+    let six = Rules::new(Variant::Six);
+    assert_eq!(input_len(&nine), 80);
+    assert_eq!(input_len(&six), 56);
+    assert_eq!(ActionSpace::new(&nine).len(), 624);
+    assert_eq!(ActionSpace::new(&six).len(), 288);
+    assert_eq!(feature_names(&nine).len(), 80);
+    assert_eq!(feature_names(&nine)[0], "own:a7");
+    assert_eq!(feature_names(&six)[0], "own:b6");
+    assert_eq!(feature_names(&nine)[72], "scalar:own_in_hand");
+    let names = ActionSpace::new(&nine).names();
+    assert_eq!(names[0], "a7");
+    assert_eq!(names[24], "-", "a7 to a7 is no move");
+    assert_eq!(names[25], "a7-d7");
+    assert_eq!(names[600], "xa7");
+}
+
+#[test]
+fn batch_games_step_exactly_like_single_games() {
+    for rules in common::rule_sets() {
+        let games = 24;
+        let mut sim = BatchSim::new(rules, games);
+        let mut singles: Vec<Game> = (0..games).map(|_| Game::new(rules)).collect();
+        let space = ActionSpace::new(&rules);
+        let mut rng = Pcg64Mcg::seed_from_u64(11);
+        let mut finished_total = 0;
+        for _ in 0..600 {
+            let (features, mask) = sim.encoded();
+            let mut actions = Vec::with_capacity(games);
+            for (i, g) in singles.iter().enumerate() {
+                let legal: Vec<usize> = g.legal_moves().iter().map(|&m| space.index(m)).collect();
+                let from_mask: Vec<usize> = (0..space.len()).filter(|&a| mask[[i, a]]).collect();
+                let mut sorted = legal.clone();
+                sorted.sort();
+                assert_eq!(from_mask, sorted, "mask of game {i}");
+                let mut want = vec![0.0; input_len(&rules)];
+                encode_position(&rules, g.position(), g.occurrences(), &mut want);
+                assert_eq!(features.row(i).to_vec(), want, "features of game {i}");
+                actions.push(legal[rng.random_range(0..legal.len())]);
+            }
+            let finished = sim.step(&actions).unwrap();
+            for (i, g) in singles.iter_mut().enumerate() {
+                g.play(space.decode(actions[i]).unwrap()).unwrap();
+                let report = finished.iter().find(|f| f.game == i);
+                if g.status().is_over() {
+                    let f = report.expect("the batch reports every finished game");
+                    assert_eq!(f.status, g.status());
+                    assert_eq!(f.plies as usize, g.ply());
+                    *g = Game::new(rules);
+                    finished_total += 1;
+                } else {
+                    assert!(report.is_none());
+                }
+                assert_eq!(sim.positions()[i], *g.position());
+                assert_eq!(sim.occurrences()[i], g.occurrences());
+            }
+        }
+        assert!(finished_total > 0, "{rules}: no game finished");
+    }
+}
+
+#[test]
+fn a_bad_step_is_refused_and_changes_nothing() {
+    let rules = Rules::new(Variant::Six);
+    let mut sim = BatchSim::new(rules, 3);
+    sim.step(&[0, 1, 2]).unwrap();
+    let before = sim.positions().to_vec();
+    assert_eq!(
+        sim.step(&[3, 4]),
+        Err(BatchError::WrongLength {
+            expected: 3,
+            got: 2
+        })
+    );
+    // Game i holds a white man on point i; action 1 places on d6, taken in game 1.
+    let e = sim.step(&[5, 1, 17]).unwrap_err();
+    match &e {
+        BatchError::IllegalAction { game, action, .. } => assert_eq!((*game, *action), (1, 1)),
+        other => panic!("{other:?}"),
+    }
+    assert!(e.to_string().contains("occupied"), "{e}");
+    // Action 17 is the shift b6-d6, illegal while placing; 16 (b6-b6) denotes no move.
+    let e = sim.step(&[5, 6, 17]).unwrap_err();
+    assert!(
+        e.to_string().contains("game 2") && e.to_string().contains("in hand"),
+        "{e}"
+    );
+    let e = sim.step(&[5, 6, 16]).unwrap_err();
+    assert!(e.to_string().contains("not a move"), "{e}");
+    let e = sim.step(&[5, 6, 9999]).unwrap_err();
+    assert!(e.to_string().contains("not a move"), "{e}");
+    assert_eq!(sim.positions(), &before[..]);
+}
+
+#[test]
+fn encode_checks_shapes_and_accepts_any_layout() {
+    let rules = Rules::new(Variant::Nine);
+    let mut sim = BatchSim::new(rules, 4);
+    sim.step(&[0, 1, 2, 3]).unwrap();
+    let (f, m) = sim.encoded();
+    let mut f_col = Array2::<f32>::zeros((4, 80).f());
+    let mut m_col = Array2::from_elem((4, 624).f(), false);
+    sim.encode(f_col.view_mut(), m_col.view_mut()).unwrap();
+    assert_eq!(f, f_col);
+    assert_eq!(m, m_col);
+    let mut bad = Array2::<f32>::zeros((4, 79));
+    let e = sim.encode(bad.view_mut(), m_col.view_mut()).unwrap_err();
+    assert!(e.to_string().contains("features"), "{e}");
+}
+
+#[test]
+fn features_of_a_position_follow_the_documented_layout() {
+    let rules = Rules::new(Variant::Nine);
+    // Black to move, White has a man on a7, Black on d7; 8 and 8 in hand... as a position string.
+    let p =
+        Position::from_position_string(&rules, "WB....../......../........ b 8/8 - 1 1").unwrap();
+    let mut f = vec![0.0; 80];
+    encode_position(&rules, &p, 1, &mut f);
+    assert_eq!(f[1], 1.0, "own (black) man on d7");
+    assert_eq!(f[24], 1.0, "opponent (white) man on a7");
+    assert_eq!(f[48..72].iter().sum::<f32>(), 22.0, "22 empty points");
+    let s = &f[72..];
+    assert_eq!(s.len(), SCALAR_FEATURES);
+    assert_eq!(s[0], 8.0 / 9.0);
+    assert_eq!(s[1], 8.0 / 9.0);
+    assert_eq!(s[2], 1.0, "black to move");
+    assert_eq!(s[3], 0.0);
+    assert_eq!(s[6], 1.0 / 50.0);
+    assert_eq!(s[7], 0.0);
+}
+
+#[test]
+fn a_start_position_already_decided_is_refused() {
+    let rules = Rules::new(Variant::Nine);
+    let over =
+        Position::from_position_string(&rules, "WWW...../B......./........ b 0/0 - 0 40").unwrap();
+    assert!(matches!(
+        BatchSim::from_position(rules, over, 2),
+        Err(BatchError::StartIsOver(_))
+    ));
+}

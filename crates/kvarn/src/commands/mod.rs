@@ -1,0 +1,5 @@
+//! One module per command.
+
+pub mod bench;
+pub mod moves;
+pub mod perft;

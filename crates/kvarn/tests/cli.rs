@@ -1,0 +1,158 @@
+//! The `kvarn` program as a user and other programs drive it.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+fn kvarn(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args(args)
+        .output()
+        .expect("kvarn runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn moves_reports_legal_moves_status_side_and_position() {
+    let (ok, out, err) = kvarn(&["moves", "--variant", "six", "--moves", "b6 b2 d6 d2 f6"]);
+    assert!(ok, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["status"], "ongoing");
+    assert_eq!(v["to_move"], "white");
+    assert_eq!(v["pending_removal"], true);
+    let legal: Vec<&str> = v["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(legal, ["xd2", "xb2"], "in action-index order");
+    assert_eq!(v["position"], "WWW..BB./........ w 3/4 x 4 4");
+}
+
+#[test]
+fn moves_reports_a_finished_game_with_its_reason() {
+    let (ok, out, err) = kvarn(&[
+        "moves",
+        "--position",
+        "....W.../WW....../......B. b 0/0 - 0 40",
+        "--moves",
+        "",
+    ]);
+    // Black has one man left: White has already won.
+    assert!(ok, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["status"], "white_wins");
+    assert_eq!(v["reason"], "too_few_men");
+    assert_eq!(v["legal"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn stdin_mode_answers_every_line_and_names_the_bad_move() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args(["moves", "--stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"d6 d2\nd6 d6\n\nd6 zz\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["legal"].as_array().unwrap().len(), 22);
+    assert_eq!(lines[1]["index"], 1);
+    assert_eq!(lines[1]["move"], "d6");
+    assert!(lines[1]["error"].as_str().unwrap().contains("occupied"));
+    assert_eq!(lines[2]["legal"].as_array().unwrap().len(), 24);
+    assert_eq!(lines[3]["index"], 1);
+    assert!(lines[3]["error"].as_str().unwrap().contains("not a point"));
+}
+
+#[test]
+fn an_illegal_move_list_fails_with_the_reason() {
+    let (ok, out, err) = kvarn(&["moves", "--moves", "d6 d6"]);
+    assert!(!ok);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["index"], 1);
+    assert!(err.contains("occupied"), "{err}");
+}
+
+#[test]
+fn forbidden_rule_switches_and_bad_positions_are_refused_clearly() {
+    let (ok, _, err) = kvarn(&["moves", "--variant", "six", "--flying", "on"]);
+    assert!(!ok);
+    assert!(
+        err.contains("Six Men's Morris does not offer flying"),
+        "{err}"
+    );
+    let (ok, _, err) = kvarn(&["moves", "--variant", "seven"]);
+    assert!(!ok);
+    assert!(err.contains("unknown variant"), "{err}");
+    let (ok, _, err) = kvarn(&["moves", "--no-capture-limit", "0"]);
+    assert!(!ok);
+    assert!(err.contains("at least 1"), "{err}");
+    let (ok, _, err) = kvarn(&["moves", "--no-capture-limit", "many"]);
+    assert!(!ok);
+    assert!(err.contains("neither a number"), "{err}");
+    let (ok, _, err) = kvarn(&["moves", "--position", "......../........ w 9/9 - 0 0"]);
+    assert!(!ok);
+    assert!(err.contains("board") && err.contains("3 groups"), "{err}");
+    let (ok, _, err) = kvarn(&[
+        "moves",
+        "--variant",
+        "six",
+        "--fen",
+        "********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("24-point"), "{err}");
+}
+
+#[test]
+fn fen_input_and_output() {
+    let (ok, out, err) = kvarn(&[
+        "moves",
+        "--fen",
+        "****@***/****O***/******** w p p 1 8 1 8 0 0 0 0 0 0 0 0 1",
+    ]);
+    assert!(ok, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["fen"],
+        "****@***/****O***/******** w p p 1 8 1 8 0 0 0 0 0 0 0 0 1"
+    );
+    assert_eq!(v["legal"].as_array().unwrap().len(), 22);
+}
+
+#[test]
+fn perft_prints_counts_by_depth() {
+    let (ok, out, err) = kvarn(&["perft", "--variant", "five", "--depth", "4"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("depth  4:          43680 nodes"), "{out}");
+    let (ok, out, _) = kvarn(&["perft", "--depth", "2", "--divide"]);
+    assert!(ok);
+    assert!(out.lines().any(|l| l.trim() == "a7: 23"), "{out}");
+}
+
+#[test]
+fn bench_movegen_prints_figures() {
+    let (ok, out, err) = kvarn(&["bench", "movegen", "--seconds", "0.2", "--perft-depth", "3"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("M plies/s"), "{out}");
+    assert!(out.contains("perft 3: 12144 nodes"), "{out}");
+}
