@@ -18,6 +18,9 @@ struct Frame {
     rep_base: u32,
     /// How many times this position has occurred, this one included.
     occurrences: u32,
+    /// Bloom filter of the positions since `rep_base`, this one included: bit
+    /// `hash >> 57` of each hash. A clear bit proves a position new without a scan.
+    seen: u128,
     status: Status,
 }
 
@@ -45,6 +48,7 @@ impl Game {
                 last: None,
                 rep_base: 0,
                 occurrences: 1,
+                seen: bloom_bit(pos.hash()),
                 status,
             }],
         }
@@ -100,10 +104,19 @@ impl Game {
     /// The legal decisions, none once the game is over.
     #[inline]
     pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.legal_moves_into(&mut list);
+        list
+    }
+
+    /// Writes the legal decisions into `list` (none once the game is over), replacing
+    /// what it held: [`Game::legal_moves`] without building a new list, for hot loops.
+    #[inline]
+    pub fn legal_moves_into(&self, list: &mut MoveList) {
         if self.status().is_over() {
-            MoveList::new()
+            list.clear();
         } else {
-            self.position().legal_moves(&self.rules)
+            self.position().legal_moves_into(&self.rules, list);
         }
     }
 
@@ -144,9 +157,12 @@ impl Game {
         } else {
             top.rep_base
         };
-        let occurrences = if pos.pending_removal() {
+        let earlier_seen = if rep_base == index { 0 } else { top.seen };
+        let bit = bloom_bit(pos.hash());
+        let occurrences = if pos.pending_removal() || earlier_seen & bit == 0 {
             // A pending removal is followed by the removal, an irreversible move: the same
-            // state cannot have come before within this reversible stretch.
+            // state cannot have come before within this reversible stretch. A clear bloom
+            // bit means no earlier position of the stretch has this hash.
             1
         } else {
             // Between irreversible moves every decision is a shift that passes the turn,
@@ -169,6 +185,7 @@ impl Game {
             last: Some(mv),
             rep_base,
             occurrences,
+            seen: earlier_seen | bit,
             status,
         });
     }
@@ -215,4 +232,10 @@ impl Game {
         }
         Ok(())
     }
+}
+
+/// The bloom-filter bit of a position hash (top 7 bits: one of 128).
+#[inline]
+fn bloom_bit(hash: u64) -> u128 {
+    1u128 << (hash >> 57)
 }

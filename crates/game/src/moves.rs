@@ -16,6 +16,7 @@ use crate::square::Square;
 
 /// One decision of the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(align(4))]
 pub enum Move {
     /// Put a man from hand on an empty point: `d6`.
     Place {
@@ -188,17 +189,22 @@ impl MoveList {
         self.len += 1;
     }
 
-    /// Fills the list through `fill`, which writes moves from index 0 on and returns how
-    /// many it wrote.
+    /// Clears the list, then lets `fill` write moves from index 0 on; `fill` returns how
+    /// many it wrote. Writing into a list the caller owns avoids copying a new one out.
     #[inline]
-    pub(crate) fn fill_with(
+    pub(crate) fn refill(
+        &mut self,
         fill: impl FnOnce(&mut [MaybeUninit<Move>; MAX_MOVES]) -> usize,
-    ) -> MoveList {
-        let mut list = MoveList::new();
-        let n = fill(&mut list.moves);
+    ) {
+        let n = fill(&mut self.moves);
         debug_assert!(n <= MAX_MOVES);
-        list.len = n as u8;
-        list
+        self.len = n as u8;
+    }
+
+    /// Removes every move.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
     }
 }
 

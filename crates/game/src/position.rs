@@ -274,14 +274,23 @@ impl Position {
     /// and the batched simulator do.
     #[inline]
     pub fn legal_moves(&self, rules: &Rules) -> MoveList {
-        MoveList::fill_with(|buf| {
+        let mut list = MoveList::new();
+        self.legal_moves_into(rules, &mut list);
+        list
+    }
+
+    /// Writes the legal decisions into `list`, replacing what it held: the same as
+    /// [`Position::legal_moves`] without building a new list, for hot loops.
+    #[inline]
+    pub fn legal_moves_into(&self, rules: &Rules, list: &mut MoveList) {
+        list.refill(|buf| {
             let mut n = 0;
             self.for_each_legal_move(rules, |m| {
                 buf[n] = std::mem::MaybeUninit::new(m);
                 n += 1;
             });
             n
-        })
+        });
     }
 
     /// Calls `f` on each legal decision, in the order of [`Position::legal_moves`].

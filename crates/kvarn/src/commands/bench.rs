@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
-use kvarn_game::{Game, Rules, Status, perft};
+use kvarn_game::{Game, MoveList, Rules, Status, perft};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -104,6 +104,7 @@ struct PlayoutFigures {
 fn playouts(rules: Rules, seed: u64, budget: Duration, mode: Mode) -> PlayoutFigures {
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let mut game = Game::new(rules);
+    let mut moves = MoveList::new();
     let mut f = PlayoutFigures {
         games: 0,
         plies: 0,
@@ -118,7 +119,7 @@ fn playouts(rules: Rules, seed: u64, budget: Duration, mode: Mode) -> PlayoutFig
             while !game.status().is_over() {
                 let mv = match mode {
                     Mode::List => {
-                        let moves = game.legal_moves();
+                        game.legal_moves_into(&mut moves);
                         moves[rng.random_range(0..moves.len())]
                     }
                     Mode::Direct => {
