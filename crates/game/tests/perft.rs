@@ -139,3 +139,11 @@ fn perft_via_moves(g: &mut Game) -> u64 {
     }
     n
 }
+
+#[test]
+fn perft_divide_splits_perft_by_first_move() {
+    let mut g = Game::new(Rules::new(Variant::Six));
+    let split = kvarn_game::perft_divide(&mut g, 3);
+    assert_eq!(split.len(), 16);
+    assert_eq!(split.iter().map(|(_, n)| n).sum::<u64>(), perft(&mut g, 3));
+}

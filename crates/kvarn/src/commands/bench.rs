@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
-use kvarn_game::{Game, MoveList, Rules, Status, perft};
+use kvarn_game::{BatchSim, Game, MoveList, Rules, Status, perft};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -14,6 +14,24 @@ use crate::rules_args::RulesArgs;
 pub enum BenchCommand {
     /// Random playouts and perft on one core: plies/s and nodes/s.
     Movegen(MovegenArgs),
+    /// The batched simulator on one core: random steps, and encoding of features and masks.
+    Batch(BatchArgs),
+}
+
+/// Arguments of `kvarn bench batch`.
+#[derive(Args, Debug)]
+pub struct BatchArgs {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Games in the batch.
+    #[arg(long, default_value_t = 256)]
+    games: usize,
+    /// Seconds of stepping, then as many of encoding.
+    #[arg(long, default_value_t = 2.0)]
+    seconds: f64,
+    /// Seed of the random actions.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// Arguments of `kvarn bench movegen`.
@@ -36,6 +54,7 @@ pub struct MovegenArgs {
 pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Movegen(args) => movegen(args),
+        BenchCommand::Batch(args) => batch(args),
     }
 }
 
@@ -142,4 +161,51 @@ fn playouts(rules: Rules, seed: u64, budget: Duration, mode: Mode) -> PlayoutFig
     }
     f.secs = t.elapsed().as_secs_f64();
     f
+}
+
+fn batch(args: &BatchArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(args.games > 0, "--games must be at least 1");
+    let rules = args.rules.rules()?;
+    println!("bench batch, {rules}, {} games, one thread", args.games);
+    let mut sim = BatchSim::new(rules, args.games);
+    let mut rng = Pcg64Mcg::seed_from_u64(args.seed);
+    let space = *sim.action_space();
+    let mut actions = vec![0usize; args.games];
+    let budget = Duration::from_secs_f64(args.seconds.max(0.0));
+    let (mut steps, mut finished) = (0u64, 0u64);
+    let t = Instant::now();
+    while t.elapsed() < budget {
+        for (a, pos) in actions.iter_mut().zip(sim.positions()) {
+            let n = pos.legal_move_count(&rules);
+            let mv = pos
+                .nth_legal_move(&rules, rng.random_range(0..n))
+                .expect("an index below the count names a move");
+            *a = space.index(mv);
+        }
+        finished += sim.step(&actions)?.len() as u64;
+        steps += 1;
+    }
+    let secs = t.elapsed().as_secs_f64();
+    let plies = steps * args.games as u64;
+    println!(
+        "step (random legal actions, checked): {:.2} M plies/s, {finished} games finished",
+        plies as f64 / secs / 1e6
+    );
+    let (mut features, mut mask) = sim.encoded();
+    let mut encodes = 0u64;
+    let t = Instant::now();
+    while t.elapsed() < budget {
+        sim.encode(features.view_mut(), mask.view_mut())?;
+        encodes += 1;
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "encode features [{}x{}] and masks [{}x{}]: {:.2} M positions/s",
+        features.nrows(),
+        features.ncols(),
+        mask.nrows(),
+        mask.ncols(),
+        (encodes * args.games as u64) as f64 / secs / 1e6
+    );
+    Ok(())
 }
