@@ -8,7 +8,7 @@
 use ndarray::{Array2, ArrayView1, ArrayViewMut2};
 
 use crate::encoding::{ActionSpace, encode_position, input_len};
-use crate::position::Position;
+use crate::position::{Position, SetupError};
 use crate::status::Status;
 use crate::variant::Rules;
 
@@ -34,6 +34,17 @@ pub enum BatchError {
         mv: String,
         /// Why it is illegal.
         reason: String,
+    },
+    /// The start position given is not a position of the rules.
+    #[error("the start position does not fit the rules: {0}")]
+    Start(SetupError),
+    /// A game index past the end of the batch.
+    #[error("there is no game {game} in a batch of {len}")]
+    NoSuchGame {
+        /// The index asked for.
+        game: usize,
+        /// Games in the batch.
+        len: usize,
     },
     /// The start position given is already decided.
     #[error("the start position is already decided ({0}); games cannot start there")]
@@ -91,6 +102,7 @@ impl BatchSim {
         start: Position,
         games: usize,
     ) -> Result<BatchSim, BatchError> {
+        let start = Position::from_setup(&rules, &start.setup()).map_err(BatchError::Start)?;
         let status = start.status(&rules, 1);
         if status.is_over() {
             return Err(BatchError::StartIsOver(status));
@@ -142,7 +154,21 @@ impl BatchSim {
     }
 
     /// Restarts game `game` from the start position.
-    pub fn reset(&mut self, game: usize) {
+    ///
+    /// # Errors
+    /// [`BatchError::NoSuchGame`] for an index past the end.
+    pub fn reset(&mut self, game: usize) -> Result<(), BatchError> {
+        if game >= self.len() {
+            return Err(BatchError::NoSuchGame {
+                game,
+                len: self.len(),
+            });
+        }
+        self.restart(game);
+        Ok(())
+    }
+
+    fn restart(&mut self, game: usize) {
         self.positions[game] = self.start;
         self.occurrences[game] = 1;
         self.plies[game] = 0;
@@ -201,7 +227,7 @@ impl BatchSim {
                     status,
                     plies: self.plies[game],
                 });
-                self.reset(game);
+                self.restart(game);
             }
         }
         Ok(finished)

@@ -8,11 +8,26 @@ use crate::square::Square;
 ///
 /// Both boards fit: the 16-point board uses bits 8..24, so one type serves every variant.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-pub struct Bitboard(pub u32);
+pub struct Bitboard(pub(crate) u32);
 
 impl Bitboard {
     /// The empty set.
     pub const EMPTY: Bitboard = Bitboard(0);
+
+    /// The set with bit `i` for square `i`; `None` when a bit above 23 is set.
+    pub const fn from_bits(bits: u32) -> Option<Bitboard> {
+        if bits & !Square::ALL_MASK == 0 {
+            Some(Bitboard(bits))
+        } else {
+            None
+        }
+    }
+
+    /// The bits of the set: bit `i` for square `i`.
+    #[inline]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
 
     /// The set holding one square.
     #[inline]

@@ -142,9 +142,19 @@ impl ActionSpace {
         false
     }
 
-    /// The index of a move (whose points must be on the board).
+    /// The index of a move.
+    ///
+    /// # Panics
+    /// When a point of the move is not on this board (a move of another variant).
     #[inline]
     pub fn index(&self, mv: Move) -> usize {
+        for sq in [mv.from(), mv.to()].into_iter().flatten() {
+            assert!(
+                self.board.has(sq),
+                "{mv} is not a move of the {}-point board",
+                self.board.len()
+            );
+        }
         let n = self.board.len();
         let i = |sq| self.board.local_index(sq);
         match mv {

@@ -17,18 +17,26 @@
 //! accepts Sanmill's older layouts (6 or 8 numbers), and refuses what its rules cannot
 //! represent (marked points, several removals at once, removals of one's own men).
 
-use crate::bitboard::Bitboard;
 use crate::board::BoardKind;
+use crate::board_text::{BoardTextError, Glyphs, read_board, read_side, side_char, write_board};
 use crate::color::Color;
 use crate::error::ParseError;
 use crate::position::{Position, Setup};
 use crate::square::Square;
 use crate::variant::Rules;
 
-/// The square of character `i` (0..8) of FEN group `g` (0 inner, 1 middle, 2 outer).
-fn fen_square(group: usize, i: usize) -> Square {
-    Square::from_ring(2 - group as u8, (i as u8 + 1) % 8)
+/// The FEN's groups: inner, middle and outer ring, each from its top midpoint clockwise.
+fn fen_groups() -> [[Square; 8]; 3] {
+    std::array::from_fn(|g| {
+        std::array::from_fn(|i| Square::from_ring(2 - g as u8, (i as u8 + 1) % 8))
+    })
 }
+
+const GLYPHS: Glyphs = Glyphs {
+    white: 'O',
+    black: '@',
+    empty: '*',
+};
 
 fn require_24(rules: &Rules, what: &'static str) -> Result<(), ParseError> {
     if rules.variant().board_kind() != BoardKind::TwentyFour {
@@ -50,27 +58,12 @@ impl Position {
     /// [`ParseError::Fen`] for a variant on the 16-point board.
     pub fn to_fen(&self, rules: &Rules) -> Result<String, ParseError> {
         require_24(rules, "variant")?;
-        let mut s = String::with_capacity(64);
-        for group in 0..3 {
-            if group > 0 {
-                s.push('/');
-            }
-            for i in 0..8 {
-                let sq = fen_square(group, i);
-                s.push(if self.men(Color::White).contains(sq) {
-                    'O'
-                } else if self.men(Color::Black).contains(sq) {
-                    '@'
-                } else {
-                    '*'
-                });
-            }
-        }
-        let side = if self.side_to_move() == Color::White {
-            'w'
-        } else {
-            'b'
-        };
+        let s = write_board(
+            [self.men(Color::White), self.men(Color::Black)],
+            &fen_groups(),
+            &GLYPHS,
+        );
+        let side = side_char(self.side_to_move());
         let over = matches!(self.status(rules, 1), crate::Status::Win { .. });
         let phase = if over {
             'o'
@@ -117,44 +110,26 @@ impl Position {
                 ),
             ));
         }
-        let groups: Vec<&str> = f[0].split('/').collect();
-        if groups.len() != 3 || groups.iter().any(|g| g.chars().count() != 8) {
-            return Err(err(
+        let men = read_board(f[0], &fen_groups(), &GLYPHS).map_err(|e| {
+            err(
                 "board",
-                format!(
-                    "`{}` should be three groups of 8 characters separated by `/`",
-                    f[0]
-                ),
-            ));
-        }
-        let mut men = [Bitboard::EMPTY; 2];
-        for (g, group) in groups.iter().enumerate() {
-            for (i, ch) in group.chars().enumerate() {
-                let sq = fen_square(g, i);
-                match ch {
-                    'O' => men[0] |= Bitboard::from_square(sq),
-                    '@' => men[1] |= Bitboard::from_square(sq),
-                    '*' => {}
-                    'X' => {
-                        return Err(err(
-                            "board",
-                            format!("{sq} is marked (X), which Kvarn's rules do not have"),
-                        ));
+                match e {
+                    BoardTextError::GroupCount { .. } | BoardTextError::GroupLength { .. } => {
+                        format!(
+                            "`{}` should be three groups of 8 characters separated by `/`",
+                            f[0]
+                        )
                     }
-                    other => {
-                        return Err(err(
-                            "board",
-                            format!("`{other}` at {sq}: use O (white), @ (black) or * (empty)"),
-                        ));
+                    BoardTextError::Glyph { square, glyph: 'X' } => {
+                        format!("{square} is marked (X), which Kvarn's rules do not have")
                     }
-                }
-            }
-        }
-        let side = match f[1] {
-            "w" => Color::White,
-            "b" => Color::Black,
-            other => return Err(err("side", format!("`{other}` is neither w nor b"))),
-        };
+                    BoardTextError::Glyph { square, glyph } => {
+                        format!("`{glyph}` at {square}: use O (white), @ (black) or * (empty)")
+                    }
+                },
+            )
+        })?;
+        let side = read_side(f[1]).map_err(|r| err("side", r))?;
         let phase = f[2];
         if !matches!(phase, "r" | "p" | "m" | "o") {
             return Err(err("phase", format!("`{phase}` is not one of r, p, m, o")));
@@ -234,11 +209,27 @@ impl Position {
                 ),
             ));
         }
-        if phase == "m" && in_hand.iter().any(|&h| h > 0) {
-            return Err(err(
-                "phase",
-                "moving phase with men still in hand".to_string(),
-            ));
+        let hands_empty = in_hand.iter().all(|&h| h == 0);
+        match phase {
+            "m" if !hands_empty => {
+                return Err(err(
+                    "phase",
+                    "moving phase with men still in hand".to_string(),
+                ));
+            }
+            "p" if hands_empty => {
+                return Err(err(
+                    "phase",
+                    "placing phase with no men in hand".to_string(),
+                ));
+            }
+            "r" if (men[0] | men[1]).any() => {
+                return Err(err(
+                    "phase",
+                    "ready (before the first move) with men on the board".to_string(),
+                ));
+            }
+            _ => {}
         }
         let (no_capture, fullmove) = match f.len() {
             10 => (0, 1),

@@ -3,7 +3,7 @@
 
 use crate::error::{IllegalMove, PlayError};
 use crate::moves::{Move, MoveList};
-use crate::position::Position;
+use crate::position::{Position, SetupError};
 use crate::status::Status;
 use crate::variant::Rules;
 
@@ -35,11 +35,20 @@ pub struct Game {
 impl Game {
     /// A new game from the empty board.
     pub fn new(rules: Rules) -> Game {
-        Game::from_position(rules, Position::start(&rules))
+        Game::start_at(rules, Position::start(&rules))
     }
 
     /// A game starting at `pos`, whose first occurrence it is.
-    pub fn from_position(rules: Rules, pos: Position) -> Game {
+    ///
+    /// # Errors
+    /// [`SetupError`] when `pos` is not a position of `rules` (made for another variant).
+    pub fn from_position(rules: Rules, pos: Position) -> Result<Game, SetupError> {
+        let pos = Position::from_setup(&rules, &pos.setup())?;
+        Ok(Game::start_at(rules, pos))
+    }
+
+    /// A game from a position known to belong to `rules`.
+    fn start_at(rules: Rules, pos: Position) -> Game {
         let status = pos.status(&rules, 1);
         Game {
             rules,

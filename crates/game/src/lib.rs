@@ -29,6 +29,7 @@
 mod batch;
 mod bitboard;
 mod board;
+mod board_text;
 mod color;
 pub mod encoding;
 mod error;

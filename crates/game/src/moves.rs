@@ -87,9 +87,16 @@ impl Move {
             return Err(err("it is empty"));
         }
         let sq = |s: &str| -> Result<Square, ParseError> {
+            if s.is_empty() {
+                return Err(err("a point name is missing"));
+            }
             s.parse::<Square>().map_err(|_| ParseError::Move {
                 text: text.to_string(),
-                reason: format!("`{s}` is not a point name"),
+                reason: if s.contains('-') {
+                    "a move names two points, from-to".to_string()
+                } else {
+                    format!("`{s}` is not a point name")
+                },
             })
         };
         let mut out = ArrayVec::new();

@@ -18,41 +18,37 @@
 //!
 //! The start of Nine Men's Morris is `......../......../........ w 9/9 - 0 0`.
 
-use crate::bitboard::Bitboard;
+use crate::board_text::{BoardTextError, Glyphs, read_board, read_side, side_char, write_board};
 use crate::color::Color;
 use crate::error::ParseError;
 use crate::position::{Position, Setup};
 use crate::square::Square;
 use crate::variant::Rules;
 
-fn rings(rules: &Rules) -> std::ops::RangeInclusive<u8> {
+/// The board's rings as groups of points, outer ring first, each clockwise from its
+/// top-left corner.
+fn ring_groups(rules: &Rules) -> Vec<[Square; 8]> {
     let first = (Square::COUNT - rules.board().len()) as u8 / 8;
-    first..=2
+    (first..=2)
+        .map(|ring| std::array::from_fn(|pos| Square::from_ring(ring, pos as u8)))
+        .collect()
 }
+
+const GLYPHS: Glyphs = Glyphs {
+    white: 'W',
+    black: 'B',
+    empty: '.',
+};
 
 impl Position {
     /// Writes the position string (module [`crate::notation`]).
     pub fn to_position_string(&self, rules: &Rules) -> String {
-        let mut s = String::with_capacity(40);
-        for (i, ring) in rings(rules).enumerate() {
-            if i > 0 {
-                s.push('/');
-            }
-            for pos in 0..8 {
-                let sq = Square::from_ring(ring, pos);
-                s.push(if self.men(Color::White).contains(sq) {
-                    'W'
-                } else if self.men(Color::Black).contains(sq) {
-                    'B'
-                } else {
-                    '.'
-                });
-            }
-        }
-        let side = match self.side_to_move() {
-            Color::White => 'w',
-            Color::Black => 'b',
-        };
+        let s = write_board(
+            [self.men(Color::White), self.men(Color::Black)],
+            &ring_groups(rules),
+            &GLYPHS,
+        );
+        let side = side_char(self.side_to_move());
         let action = if self.pending_removal() { 'x' } else { '-' };
         format!(
             "{s} {side} {}/{} {action} {} {}",
@@ -80,58 +76,38 @@ impl Position {
                 ),
             ));
         }
-        let groups: Vec<&str> = fields[0].split('/').collect();
-        let ring_range = rings(rules);
-        let want = ring_range.clone().count();
-        if groups.len() != want {
-            return Err(err(
+        let groups = ring_groups(rules);
+        let men = read_board(fields[0], &groups, &GLYPHS).map_err(|e| {
+            err(
                 "board",
-                format!(
-                    "{} is played on {want} rings, so the board needs {want} groups of 8 separated by `/`, found {}",
-                    rules.variant(),
-                    groups.len()
-                ),
-            ));
-        }
-        let mut men = [Bitboard::EMPTY; 2];
-        for (group, ring) in groups.iter().zip(ring_range) {
-            if group.chars().count() != 8 {
-                return Err(err(
-                    "board",
-                    format!(
+                match e {
+                    BoardTextError::GroupCount { found } => format!(
+                        "{} is played on {} rings, so the board needs {} groups of 8 separated by `/`, found {found}",
+                        rules.variant(),
+                        groups.len(),
+                        groups.len()
+                    ),
+                    BoardTextError::GroupLength { group } => format!(
                         "group `{group}` has {} characters, not 8",
                         group.chars().count()
                     ),
-                ));
-            }
-            for (pos, ch) in group.chars().enumerate() {
-                let sq = Square::from_ring(ring, pos as u8);
-                match ch {
-                    'W' => men[0] |= Bitboard::from_square(sq),
-                    'B' => men[1] |= Bitboard::from_square(sq),
-                    '.' => {}
-                    other => {
-                        return Err(err(
-                            "board",
-                            format!("`{other}` at {sq}: use W (white), B (black) or . (empty)"),
-                        ));
+                    BoardTextError::Glyph { square, glyph } => {
+                        format!("`{glyph}` at {square}: use W (white), B (black) or . (empty)")
                     }
-                }
-            }
-        }
-        let side = match fields[1] {
-            "w" => Color::White,
-            "b" => Color::Black,
-            other => return Err(err("side", format!("`{other}` is neither w nor b"))),
-        };
+                },
+            )
+        })?;
+        let side = read_side(fields[1]).map_err(|r| err("side", r))?;
         let (w, b) = fields[2].split_once('/').ok_or_else(|| {
             err(
                 "men in hand",
                 format!("`{}` should be <white>/<black>, e.g. 9/9", fields[2]),
             )
         })?;
+        // Plain decimal digits only, so that the string reads back as it was written.
+        let digits = |v: &str| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
         let hand = |v: &str, who: &str| {
-            v.parse::<u8>().map_err(|_| {
+            v.parse::<u8>().ok().filter(|_| digits(v)).ok_or_else(|| {
                 err(
                     "men in hand",
                     format!("{who}'s `{v}` is not a number 0..255"),
@@ -146,7 +122,9 @@ impl Position {
         };
         let counter = |v: &str, field: &'static str| {
             v.parse::<u16>()
-                .map_err(|_| err(field, format!("`{v}` is not a number 0..65535")))
+                .ok()
+                .filter(|_| digits(v))
+                .ok_or_else(|| err(field, format!("`{v}` is not a number 0..65535")))
         };
         let no_capture = counter(fields[4], "no-capture")?;
         let turns = counter(fields[5], "turns")?;

@@ -68,7 +68,7 @@ impl Position {
         })
     }
 
-    fn from_setup_unchecked(s: &Setup) -> Position {
+    pub(crate) fn from_setup_unchecked(s: &Setup) -> Position {
         let mut p = Position {
             men: s.men,
             in_hand: s.in_hand,
@@ -96,6 +96,10 @@ impl Position {
         let board = rules.board();
         let err = |field, reason: String| Err(SetupError { field, reason });
         for c in Color::BOTH {
+            // A `Bitboard` holds only the 24 squares; check anyway, cheaply.
+            if s.men[c.index()].0 & !Square::ALL_MASK != 0 {
+                return err("board", format!("{c}'s men lie outside the 24 points"));
+            }
             let off = s.men[c.index()] & Bitboard(!board.points().0);
             if let Some(sq) = off.first() {
                 return err(
@@ -269,6 +273,9 @@ impl Position {
     }
 
     /// The legal decisions of the player to move, by the rules of movement alone.
+    ///
+    /// The order is fixed but is not the action-index order of
+    /// [`crate::ActionSpace`]: sort by [`crate::ActionSpace::index`] where that matters.
     ///
     /// This does not look at whether the game is already over; [`crate::Game::legal_moves`]
     /// and the batched simulator do.
@@ -478,8 +485,12 @@ impl Position {
             }
             Move::Place { to } => {
                 if self.in_hand(us) == 0 {
+                    let example = self
+                        .legal_moves(rules)
+                        .first()
+                        .map_or(String::new(), |m| format!(" (e.g. {m})"));
                     return fail(format!(
-                        "{us} has no men in hand and must move a man (e.g. a1-a4)"
+                        "{us} has no men in hand and must move a man{example}"
                     ));
                 }
                 if self.occupied().contains(to) {

@@ -23,8 +23,9 @@ impl Position {
         for c in Color::BOTH {
             setup.men[c.index()] = board.map_bitboard(sym, self.men(c));
         }
-        // The image of a valid position is valid: symmetries preserve mills and counts.
-        Position::from_setup(rules, &setup).expect("symmetries map positions to positions")
+        // Symmetries keep points on the board, mills mills and counts counts: the image
+        // of a position of `rules` is one too.
+        Position::from_setup_unchecked(&setup)
     }
 
     /// The canonical representative of the position's symmetry class, with the symmetry

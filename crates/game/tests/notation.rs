@@ -55,7 +55,10 @@ fn malformed_moves_are_refused_with_the_reason() {
         ("a1-a1", "another point"),
         ("xd2-d3", "one point"),
         ("a1-a4xd2xd3", "only one removal"),
-        ("a1-", "not a point name"),
+        ("a1-", "point name is missing"),
+        ("x", "point name is missing"),
+        ("d6x", "point name is missing"),
+        ("a1-a4-a7", "two points"),
     ] {
         let e = Move::parse_token(text).unwrap_err();
         assert!(e.to_string().contains(needle), "{text}: {e}");
@@ -146,6 +149,8 @@ fn bad_position_strings_are_refused_with_the_field_named() {
         ("......../......../........ w 9/9 x 0 0", "pending removal"),
         ("......../......../........ w 9/9 - -1 0", "no-capture"),
         ("......../......../........ w 9/9 - 0 99999", "turns"),
+        ("......../......../........ w +9/9 - 0 0", "men in hand"),
+        ("......../......../........ w 9/9 - +1 0", "no-capture"),
         ("WWWWWWWW/WW....../........ w 0/0 - 0 0", "men"),
     ] {
         match Position::from_position_string(&rules, text) {
@@ -179,6 +184,8 @@ fn bad_fens_are_refused_with_the_field_named() {
         ("********/********/******** w p p 0 9 0 9 0 1", "to remove"),
         ("********/********/******** w p s 0 9 0 9 0 0", "action"),
         ("********/********/******** w m p 0 9 0 9 0 0", "phase"),
+        ("O*******/********/******** b r p 1 8 0 9 0 0", "phase"),
+        ("OOO*****/@@@*****/******** w p s 3 0 3 0 0 0", "phase"),
         (
             "********/********/******** w p p 0 9 0 9 0 0 0 0",
             "full-move number",

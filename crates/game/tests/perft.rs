@@ -3,13 +3,9 @@
 
 mod common;
 
-use common::plain::{PlainBoard, PlainGame, PlainRules};
-use common::{at_string, game_at};
-use kvarn_game::{BoardKind, Game, Rules, Variant, perft};
-use std::sync::LazyLock;
-
-static PLAIN_24: LazyLock<PlainBoard> = LazyLock::new(PlainBoard::twenty_four);
-static PLAIN_16: LazyLock<PlainBoard> = LazyLock::new(PlainBoard::sixteen);
+use common::plain::PlainGame;
+use common::{at_string, game_at, plain_replay};
+use kvarn_game::{Game, Rules, Variant, perft};
 
 fn plain_perft(g: &PlainGame, depth: u32) -> u64 {
     let moves = g.legal();
@@ -24,27 +20,6 @@ fn plain_perft(g: &PlainGame, depth: u32) -> u64 {
             plain_perft(&next, depth - 1)
         })
         .sum()
-}
-
-/// The plain game reached by playing `game`'s moves from the plain start.
-fn plain_replay(rules: &Rules, game: &Game) -> PlainGame {
-    let board: &'static PlainBoard = match rules.variant().board_kind() {
-        BoardKind::TwentyFour => &PLAIN_24,
-        BoardKind::Sixteen => &PLAIN_16,
-    };
-    let mut g = PlainGame::new(
-        board,
-        PlainRules {
-            men: rules.men() as u32,
-            flying: rules.flying(),
-            repetition: rules.repetition(),
-            no_capture_limit: rules.no_capture_limit().map(u32::from),
-        },
-    );
-    for mv in game.moves() {
-        g.play(&mv.to_string());
-    }
-    g
 }
 
 #[test]
@@ -81,7 +56,7 @@ fn perft_agrees_with_the_plain_implementation_from_the_start() {
     for variant in Variant::ALL {
         let rules = Rules::new(variant);
         let mut g = Game::new(rules);
-        let plain = plain_replay(&rules, &g);
+        let plain = plain_replay(&g);
         for depth in 1..=4 {
             assert_eq!(
                 perft(&mut g, depth),
@@ -105,7 +80,7 @@ fn perft_agrees_with_the_plain_implementation_in_the_middle_of_games() {
                 }
             });
             for mut g in snapshots {
-                let plain = plain_replay(&rules, &g);
+                let plain = plain_replay(&g);
                 for depth in 1..=3 {
                     assert_eq!(
                         perft(&mut g, depth),
@@ -146,4 +121,37 @@ fn perft_divide_splits_perft_by_first_move() {
     let split = kvarn_game::perft_divide(&mut g, 3);
     assert_eq!(split.len(), 16);
     assert_eq!(split.iter().map(|(_, n)| n).sum::<u64>(), perft(&mut g, 3));
+}
+
+/// The deepest figure of the README table: about 4 s in a release build, so run on demand
+/// (`cargo test --release -- --ignored`).
+#[test]
+#[ignore = "slow in the test profile; run with --ignored"]
+fn perft_7_of_nine_mens_morris() {
+    let mut g = Game::new(Rules::new(Variant::Nine));
+    assert_eq!(perft(&mut g, 7), 1_720_800_000);
+}
+
+/// Late in the placing phase Six and Five differ (Five runs out of men first); fixed
+/// figures, each also checked against the plain implementation.
+#[test]
+fn perft_late_in_the_placing_phase_tells_five_from_six() {
+    for (variant, hands, want) in [
+        (Variant::Six, "w 2/2 - 8 8", [8u64, 53, 326, 1_694]),
+        (Variant::Five, "w 1/1 - 8 8", [8u64, 53, 314, 1_827]),
+    ] {
+        let rules = Rules::new(variant);
+        let s = at_string(&rules, "b6 f6 f2 c3", "d6 b2 e3 c5", hands);
+        let mut g = game_at(rules, &s);
+        let plain_start = common::plain_from_setup(&g);
+        for (d, &n) in want.iter().enumerate() {
+            let depth = d as u32 + 1;
+            assert_eq!(
+                perft(&mut g, depth),
+                plain_perft(&plain_start, depth),
+                "{variant} {depth}"
+            );
+            assert_eq!(perft(&mut g, depth), n, "{variant} depth {depth}");
+        }
+    }
 }

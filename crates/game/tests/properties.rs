@@ -3,32 +3,9 @@
 
 mod common;
 
-use common::plain::{PlainBoard, PlainGame, PlainRules};
-use common::{legal_set, random_game, rule_sets};
-use kvarn_game::{
-    ActionSpace, BoardKind, Color, Game, Move, Position, Rules, SYMMETRY_COUNT, Status,
-};
+use common::{legal_set, plain_for, random_game, rule_sets};
+use kvarn_game::{ActionSpace, BoardKind, Color, Game, Move, Position, SYMMETRY_COUNT, Status};
 use proptest::prelude::*;
-use std::sync::LazyLock;
-
-static PLAIN_24: LazyLock<PlainBoard> = LazyLock::new(PlainBoard::twenty_four);
-static PLAIN_16: LazyLock<PlainBoard> = LazyLock::new(PlainBoard::sixteen);
-
-fn plain_for(rules: &Rules) -> PlainGame {
-    let board: &'static PlainBoard = match rules.variant().board_kind() {
-        BoardKind::TwentyFour => &PLAIN_24,
-        BoardKind::Sixteen => &PLAIN_16,
-    };
-    PlainGame::new(
-        board,
-        PlainRules {
-            men: rules.men() as u32,
-            flying: rules.flying(),
-            repetition: rules.repetition(),
-            no_capture_limit: rules.no_capture_limit().map(u32::from),
-        },
-    )
-}
 
 fn status_string(s: Status) -> String {
     match s.reason_name() {

@@ -224,12 +224,24 @@ fn placing_takes_two_times_men_per_player_turns_alternating() {
         let p = g.position();
         assert_eq!(p.in_hand(Color::White) + p.in_hand(Color::Black), 0);
         assert_eq!(p.side_to_move(), Color::White);
-        let colours: Vec<usize> = g
-            .moves()
-            .enumerate()
-            .map(|(i, _)| i % 2)
-            .collect::<Vec<_>>();
-        assert_eq!(colours.len(), 2 * rules.men() as usize);
+        // Replay: the players alternate, White first, one man from the mover's hand a turn.
+        let mut replay = Game::new(rules);
+        for (i, mv) in g.moves().enumerate() {
+            let before = *replay.position();
+            let mover = if i % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            assert_eq!(before.side_to_move(), mover, "turn {i}");
+            replay.play(mv).unwrap();
+            let after = replay.position();
+            assert_eq!(after.in_hand(mover), before.in_hand(mover) - 1);
+            assert_eq!(
+                after.in_hand(mover.opposite()),
+                before.in_hand(mover.opposite())
+            );
+        }
     }
 }
 
@@ -584,6 +596,19 @@ fn position_has_pending_removal_only_with_a_mill() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("no mill"), "{e}");
+}
+
+#[test]
+fn a_position_of_one_variant_is_refused_by_another() {
+    let nine_pos = common::pos(&nine(), "W......./......../........ b 8/9 - 0 1");
+    let e = Game::from_position(six(), nine_pos).unwrap_err();
+    assert!(e.to_string().contains("a7 is not a point"), "{e}");
+    assert!(kvarn_game::BatchSim::from_position(six(), nine_pos, 2).is_err());
+    assert!(Bitboard::from_bits(1 << 30).is_none());
+    assert_eq!(
+        Bitboard::from_bits(1).map(names),
+        Some(vec!["a7".to_string()])
+    );
 }
 
 #[test]

@@ -88,6 +88,6 @@ impl StartArgs {
             }
             (None, None) => Position::start(&rules),
         };
-        Ok(Game::from_position(rules, pos))
+        Ok(Game::from_position(rules, pos)?)
     }
 }

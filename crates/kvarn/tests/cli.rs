@@ -64,7 +64,7 @@ fn stdin_mode_answers_every_line_and_names_the_bad_move() {
         .stdin
         .take()
         .unwrap()
-        .write_all(b"d6 d2\nd6 d6\n\nd6 zz\n")
+        .write_all(b"d6 d2\nd6 d6\n\nd6 zz\n\xff\xfe d6\nd6\n")
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
@@ -73,7 +73,7 @@ fn stdin_mode_answers_every_line_and_names_the_bad_move() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 4);
+    assert_eq!(lines.len(), 6);
     assert_eq!(lines[0]["legal"].as_array().unwrap().len(), 22);
     assert_eq!(lines[1]["index"], 1);
     assert_eq!(lines[1]["move"], "d6");
@@ -81,6 +81,11 @@ fn stdin_mode_answers_every_line_and_names_the_bad_move() {
     assert_eq!(lines[2]["legal"].as_array().unwrap().len(), 24);
     assert_eq!(lines[3]["index"], 1);
     assert!(lines[3]["error"].as_str().unwrap().contains("not a point"));
+    assert_eq!(
+        lines[4]["index"], 0,
+        "a line that is not UTF-8 is answered too"
+    );
+    assert_eq!(lines[5]["legal"].as_array().unwrap().len(), 23);
 }
 
 #[test]
@@ -155,4 +160,37 @@ fn bench_movegen_prints_figures() {
     assert!(ok, "{err}");
     assert!(out.contains("M plies/s"), "{out}");
     assert!(out.contains("perft 3: 12144 nodes"), "{out}");
+}
+
+#[test]
+fn legal_moves_come_in_action_index_order() {
+    let (ok, out, err) = kvarn(&[
+        "moves",
+        "--flying",
+        "off",
+        "--position",
+        "W.....W./.W....W./B.B.B... w 0/0 - 0 40",
+    ]);
+    assert!(ok, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let legal: Vec<&str> = v["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        legal,
+        [
+            "a7-d7", "a7-a4", "a1-d1", "a1-a4", "d6-d7", "d6-b6", "d6-f6", "d6-d5", "b2-d2",
+            "b2-b4"
+        ]
+    );
+}
+
+#[test]
+fn bench_refuses_a_time_that_is_no_duration() {
+    let (ok, _, err) = kvarn(&["bench", "movegen", "--seconds", "1e300"]);
+    assert!(!ok);
+    assert!(err.contains("not a duration"), "{err}");
 }

@@ -4,6 +4,10 @@
 
 pub mod plain;
 
+use std::sync::LazyLock;
+
+use plain::{PlainBoard, PlainGame, PlainRules};
+
 use kvarn_game::{Game, Move, Position, Rules, Variant};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -39,7 +43,7 @@ pub fn pos(rules: &Rules, s: &str) -> Position {
 
 /// A game from a position string.
 pub fn game_at(rules: Rules, s: &str) -> Game {
-    Game::from_position(rules, pos(&rules, s))
+    Game::from_position(rules, pos(&rules, s)).expect("the position was parsed for these rules")
 }
 
 /// Legal moves as sorted notation strings.
@@ -123,4 +127,68 @@ pub fn at_string(rules: &Rules, white: &str, black: &str, rest: &str) -> String 
 /// The game at the position [`at_string`] describes.
 pub fn at(rules: Rules, white: &str, black: &str, rest: &str) -> Game {
     game_at(rules, &at_string(&rules, white, black, rest))
+}
+
+static PLAIN_24: LazyLock<PlainBoard> = LazyLock::new(PlainBoard::twenty_four);
+static PLAIN_16: LazyLock<PlainBoard> = LazyLock::new(PlainBoard::sixteen);
+
+/// The plain implementation's game at the start, under the same rules.
+pub fn plain_for(rules: &Rules) -> PlainGame {
+    let board: &'static PlainBoard = match rules.variant().board_kind() {
+        kvarn_game::BoardKind::TwentyFour => &PLAIN_24,
+        kvarn_game::BoardKind::Sixteen => &PLAIN_16,
+    };
+    PlainGame::new(
+        board,
+        PlainRules {
+            men: rules.men() as u32,
+            flying: rules.flying(),
+            repetition: rules.repetition(),
+            no_capture_limit: rules.no_capture_limit().map(u32::from),
+        },
+    )
+}
+
+/// The plain game reached by playing `game`'s moves from the plain start.
+pub fn plain_replay(game: &Game) -> PlainGame {
+    let mut g = plain_for(game.rules());
+    for mv in game.moves() {
+        g.play(&mv.to_string());
+    }
+    g
+}
+
+/// The plain implementation's game at `game`'s current position, which it starts from
+/// (set-up positions too).
+pub fn plain_from_setup(game: &Game) -> PlainGame {
+    let rules = game.rules();
+    let p = game.position();
+    let mut g = plain_for(rules);
+    g.men.clear();
+    for (c, side) in [
+        (kvarn_game::Color::White, 'W'),
+        (kvarn_game::Color::Black, 'B'),
+    ] {
+        for sq in p.men(c) {
+            let name: &'static str = g
+                .board
+                .points
+                .iter()
+                .copied()
+                .find(|n| *n == sq.name())
+                .unwrap();
+            g.men.push((name, side));
+        }
+    }
+    g.hand_w = p.in_hand(kvarn_game::Color::White) as u32;
+    g.hand_b = p.in_hand(kvarn_game::Color::Black) as u32;
+    g.to_move = if p.side_to_move() == kvarn_game::Color::White {
+        'W'
+    } else {
+        'B'
+    };
+    g.must_remove = p.pending_removal();
+    g.turns_without_removal = p.no_capture() as u32;
+    g.seen = vec![g.describe()];
+    g
 }

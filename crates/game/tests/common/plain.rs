@@ -123,7 +123,7 @@ impl PlainGame {
         g
     }
 
-    fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         let mut men: Vec<String> = self.men.iter().map(|(p, s)| format!("{p}{s}")).collect();
         men.sort();
         format!(

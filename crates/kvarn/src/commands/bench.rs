@@ -61,7 +61,7 @@ pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
 fn movegen(args: &MovegenArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     println!("bench movegen, {rules}, one thread");
-    let budget = Duration::from_secs_f64(args.seconds.max(0.0) / 2.0);
+    let budget = duration(args.seconds)? / 2;
     for mode in [Mode::List, Mode::Direct] {
         let r = playouts(rules, args.seed, budget, mode);
         println!(
@@ -171,7 +171,7 @@ fn batch(args: &BatchArgs) -> anyhow::Result<()> {
     let mut rng = Pcg64Mcg::seed_from_u64(args.seed);
     let space = *sim.action_space();
     let mut actions = vec![0usize; args.games];
-    let budget = Duration::from_secs_f64(args.seconds.max(0.0));
+    let budget = duration(args.seconds)?;
     let (mut steps, mut finished) = (0u64, 0u64);
     let t = Instant::now();
     while t.elapsed() < budget {
@@ -208,4 +208,11 @@ fn batch(args: &BatchArgs) -> anyhow::Result<()> {
         (encodes * args.games as u64) as f64 / secs / 1e6
     );
     Ok(())
+}
+
+/// A time budget from `--seconds`, refusing what is not a duration.
+fn duration(seconds: f64) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(seconds).map_err(|_| {
+        anyhow::anyhow!("--seconds {seconds} is not a duration (a number from 0 up, finite)")
+    })
 }

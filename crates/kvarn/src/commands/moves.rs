@@ -5,7 +5,7 @@ use std::io::{BufRead, Write};
 
 use anyhow::Context;
 use clap::Args;
-use kvarn_game::{Game, Move, PlayError};
+use kvarn_game::{ActionSpace, Game, Move, PlayError};
 use serde::Serialize;
 
 use crate::rules_args::{RulesArgs, StartArgs};
@@ -51,8 +51,11 @@ struct ErrorReport {
 fn report(game: &Game) -> Report {
     let rules = game.rules();
     let status = game.status();
+    let space = ActionSpace::new(rules);
+    let mut legal = game.legal_moves().to_vec();
+    legal.sort_by_key(|&m| space.index(m));
     Report {
-        legal: game.legal_moves().iter().map(Move::to_string).collect(),
+        legal: legal.iter().map(Move::to_string).collect(),
         status: status.result_name(),
         reason: status.reason_name(),
         to_move: game.position().side_to_move().name(),
@@ -86,9 +89,21 @@ pub fn run(args: &MovesArgs) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.stdin {
-        for (n, line) in std::io::stdin().lock().lines().enumerate() {
-            let line = line.with_context(|| format!("reading line {} of standard input", n + 1))?;
-            let json = match answer(&start, &line) {
+        let mut input = std::io::stdin().lock();
+        let mut raw = Vec::new();
+        for n in 1.. {
+            raw.clear();
+            if input
+                .read_until(b'\n', &mut raw)
+                .with_context(|| format!("reading line {n} of standard input"))?
+                == 0
+            {
+                break;
+            }
+            // Bytes that are not UTF-8 become U+FFFD, which no move contains: such a line
+            // is answered with an error naming the token, like any other bad move.
+            let line = String::from_utf8_lossy(&raw);
+            let json = match answer(&start, line.trim_end_matches(['\n', '\r'])) {
                 Ok(r) => serde_json::to_string(&r)?,
                 Err(e) => serde_json::to_string(&ErrorReport::from(&e))?,
             };
