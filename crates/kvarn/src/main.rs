@@ -19,6 +19,12 @@ enum Command {
     Moves(commands::moves::MovesArgs),
     /// Count decision sequences by depth (a removal is its own decision).
     Perft(commands::perft::PerftArgs),
+    /// The alpha-beta baseline engine speaking the UCI-style protocol on stdin/stdout.
+    Engine(commands::engine::EngineArgs),
+    /// Two agents play a match: results, Elo with its interval, records.
+    Match(commands::matches::MatchArgs),
+    /// Play an agent in the terminal.
+    Play(commands::play::PlayArgs),
     /// Speed measurements.
     #[command(subcommand)]
     Bench(commands::bench::BenchCommand),
@@ -37,5 +43,8 @@ fn main() -> anyhow::Result<()> {
         Command::Moves(args) => commands::moves::run(&args),
         Command::Perft(args) => commands::perft::run(&args),
         Command::Bench(cmd) => commands::bench::run(&cmd),
+        Command::Engine(args) => commands::engine::run(&args),
+        Command::Match(args) => commands::matches::run(&args),
+        Command::Play(args) => commands::play::run(&args),
     }
 }

@@ -1,0 +1,316 @@
+//! Agents: anything that chooses moves. A random player, the alpha-beta baseline at a
+//! depth or budget, external engines, and later the perfect player and network search,
+//! all behind one trait and one specification syntax:
+//!
+//! ```text
+//! random[:seed=N]
+//! alphabeta[:depth=N][,movetime=MS][,nodes=N][,threads=N][,hash=MB][,seed=N][,weights=FILE]
+//! engine:cmd=PROGRAM ARGS...[,depth=N][,movetime=MS][,nodes=N]
+//! ```
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kvarn_game::{Game, Move, Rules};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use crate::error::EvalError;
+use crate::evaluation::Weights;
+use crate::external::ExternalEngine;
+use crate::search::{Engine, EngineOptions, Limits};
+
+/// Anything that chooses moves.
+pub trait Agent: Send {
+    /// A short name for reports.
+    fn name(&self) -> String;
+
+    /// Called before each game.
+    ///
+    /// # Errors
+    /// When the agent cannot start a game (an external engine that died, say).
+    fn new_game(&mut self) -> Result<(), EvalError> {
+        Ok(())
+    }
+
+    /// The move to play in `game`'s current position, which is not over.
+    ///
+    /// # Errors
+    /// When the agent cannot answer.
+    fn choose(&mut self, game: &Game) -> Result<Move, EvalError>;
+}
+
+/// Plays a uniformly random legal move.
+pub struct RandomAgent {
+    rng: Pcg64Mcg,
+    seed: u64,
+}
+
+impl RandomAgent {
+    /// A random player with its own seed.
+    pub fn new(seed: u64) -> RandomAgent {
+        RandomAgent {
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            seed,
+        }
+    }
+}
+
+impl Agent for RandomAgent {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn new_game(&mut self) -> Result<(), EvalError> {
+        self.rng = Pcg64Mcg::seed_from_u64(self.seed);
+        Ok(())
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
+        let moves = game.legal_moves();
+        if moves.is_empty() {
+            return Err(EvalError::Spec {
+                spec: "random".into(),
+                reason: "asked to move in a finished game".into(),
+            });
+        }
+        Ok(moves[self.rng.random_range(0..moves.len())])
+    }
+}
+
+/// The alpha-beta baseline within fixed limits.
+pub struct AlphaBetaAgent {
+    engine: Engine,
+    limits: Limits,
+    name: String,
+}
+
+impl AlphaBetaAgent {
+    /// The baseline for `rules` with these options and limits.
+    pub fn new(
+        rules: Rules,
+        options: EngineOptions,
+        limits: Limits,
+        name: String,
+    ) -> AlphaBetaAgent {
+        AlphaBetaAgent {
+            engine: Engine::new(rules, options),
+            limits,
+            name,
+        }
+    }
+}
+
+impl Agent for AlphaBetaAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self) -> Result<(), EvalError> {
+        self.engine.new_game();
+        Ok(())
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
+        self.engine
+            .search(game, self.limits, None, |_| {})
+            .and_then(|info| info.pv.first().copied())
+            .ok_or_else(|| EvalError::Spec {
+                spec: self.name.clone(),
+                reason: "asked to move in a finished game".into(),
+            })
+    }
+}
+
+/// A parsed agent specification, from which agents are built (one per game, so that
+/// games can run in parallel).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentSpec {
+    /// `random[:seed=N]`.
+    Random {
+        /// Seed; varied per game by the match when absent.
+        seed: Option<u64>,
+    },
+    /// `alphabeta:...`.
+    AlphaBeta {
+        /// Search limits.
+        limits: Limits,
+        /// Threads per search.
+        threads: usize,
+        /// Table size in MiB.
+        hash_mb: usize,
+        /// Seed of the tie-breaking; random when absent.
+        seed: Option<u64>,
+        /// Weights file; the built-in weights when absent.
+        weights: Option<PathBuf>,
+    },
+    /// `engine:cmd=...`.
+    Engine {
+        /// Program and arguments, split at spaces.
+        cmd: String,
+        /// Limits sent with each `go`.
+        limits: Limits,
+    },
+}
+
+impl FromStr for AgentSpec {
+    type Err = EvalError;
+
+    fn from_str(text: &str) -> Result<AgentSpec, EvalError> {
+        let err = |reason: String| EvalError::Spec {
+            spec: text.to_string(),
+            reason,
+        };
+        let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
+        let mut options: Vec<(&str, &str)> = Vec::new();
+        for part in rest.split(',').filter(|p| !p.trim().is_empty()) {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| err(format!("`{part}` should be key=value")))?;
+            options.push((k.trim(), v.trim()));
+        }
+        let number = |k: &str, v: &str| -> Result<u64, EvalError> {
+            v.parse::<u64>()
+                .map_err(|_| err(format!("{k}=`{v}` is not a whole number")))
+        };
+        let mut limits = Limits::default();
+        let mut seed = None;
+        let mut threads = 1;
+        let mut hash_mb = 16;
+        let mut weights = None;
+        let mut cmd = None;
+        for &(k, v) in &options {
+            match (kind, k) {
+                (_, "seed") if kind != "engine" => seed = Some(number(k, v)?),
+                ("alphabeta" | "engine", "depth") => {
+                    let d = number(k, v)?;
+                    if !(1..=64).contains(&d) {
+                        return Err(err(format!("depth={d} is not between 1 and 64")));
+                    }
+                    limits.depth = Some(d as u32);
+                }
+                ("alphabeta" | "engine", "movetime") => {
+                    limits.movetime = Some(Duration::from_millis(number(k, v)?.max(1)))
+                }
+                ("alphabeta" | "engine", "nodes") => limits.nodes = Some(number(k, v)?.max(1)),
+                ("alphabeta", "threads") => threads = number(k, v)?.clamp(1, 256) as usize,
+                ("alphabeta", "hash") => hash_mb = number(k, v)?.clamp(1, 65_536) as usize,
+                ("alphabeta", "weights") => weights = Some(PathBuf::from(v)),
+                ("engine", "cmd") => cmd = Some(v.to_string()),
+                _ => return Err(err(format!("`{k}` is not an option of `{kind}`"))),
+            }
+        }
+        match kind {
+            "random" => Ok(AgentSpec::Random { seed }),
+            "alphabeta" => {
+                if limits == Limits::default() {
+                    return Err(err(
+                        "give a limit: depth=N, movetime=MS or nodes=N".to_string()
+                    ));
+                }
+                Ok(AgentSpec::AlphaBeta {
+                    limits,
+                    threads,
+                    hash_mb,
+                    seed,
+                    weights,
+                })
+            }
+            "engine" => {
+                let cmd = cmd.ok_or_else(|| err("engine needs cmd=PROGRAM".to_string()))?;
+                if limits == Limits::default() {
+                    limits.movetime = Some(Duration::from_millis(100));
+                }
+                Ok(AgentSpec::Engine { cmd, limits })
+            }
+            other => Err(err(format!(
+                "unknown agent `{other}` (expected random, alphabeta or engine)"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for AgentSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let limits = |l: &Limits| {
+            let mut parts = Vec::new();
+            if let Some(d) = l.depth {
+                parts.push(format!("depth={d}"));
+            }
+            if let Some(t) = l.movetime {
+                parts.push(format!("movetime={}", t.as_millis()));
+            }
+            if let Some(n) = l.nodes {
+                parts.push(format!("nodes={n}"));
+            }
+            parts
+        };
+        match self {
+            AgentSpec::Random { seed: None } => f.write_str("random"),
+            AgentSpec::Random { seed: Some(s) } => write!(f, "random:seed={s}"),
+            AgentSpec::AlphaBeta {
+                limits: l,
+                threads,
+                seed,
+                ..
+            } => {
+                let mut parts = limits(l);
+                if *threads > 1 {
+                    parts.push(format!("threads={threads}"));
+                }
+                if let Some(s) = seed {
+                    parts.push(format!("seed={s}"));
+                }
+                write!(f, "alphabeta:{}", parts.join(","))
+            }
+            AgentSpec::Engine { cmd, limits: l } => {
+                let mut parts = vec![format!("cmd={cmd}")];
+                parts.extend(limits(l));
+                write!(f, "engine:{}", parts.join(","))
+            }
+        }
+    }
+}
+
+impl AgentSpec {
+    /// Builds an agent for `rules`. `game_seed` varies the agent's randomness from game to
+    /// game where the specification gives no seed of its own.
+    ///
+    /// # Errors
+    /// When a weights file cannot be read or an external engine cannot be started.
+    pub fn build(&self, rules: Rules, game_seed: u64) -> Result<Box<dyn Agent>, EvalError> {
+        Ok(match self {
+            AgentSpec::Random { seed } => Box::new(RandomAgent::new(seed.unwrap_or(game_seed))),
+            AgentSpec::AlphaBeta {
+                limits,
+                threads,
+                hash_mb,
+                seed,
+                weights,
+            } => {
+                let weights = match weights {
+                    Some(path) => Weights::load(path)?,
+                    None => Weights::default(),
+                };
+                let options = EngineOptions {
+                    threads: *threads,
+                    hash_mb: *hash_mb,
+                    seed: Some(seed.unwrap_or(game_seed)),
+                    weights: Arc::new(weights),
+                };
+                Box::new(AlphaBetaAgent::new(
+                    rules,
+                    options,
+                    *limits,
+                    self.to_string(),
+                ))
+            }
+            AgentSpec::Engine { cmd, limits } => {
+                Box::new(ExternalEngine::start(cmd, rules, *limits)?)
+            }
+        })
+    }
+}

@@ -1,0 +1,48 @@
+//! Errors of the evaluation crate.
+
+use thiserror::Error;
+
+/// What can go wrong in engines, agents and matches.
+#[derive(Debug, Error)]
+pub enum EvalError {
+    /// A weights file that cannot be read or parsed.
+    #[error("weights file {path}: {reason}")]
+    Weights {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An agent specification that cannot be read.
+    #[error("agent `{spec}`: {reason}")]
+    Spec {
+        /// The specification as given.
+        spec: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An external engine that failed or broke the protocol.
+    #[error("engine `{cmd}`: {reason}")]
+    Engine {
+        /// The command.
+        cmd: String,
+        /// What happened.
+        reason: String,
+    },
+    /// An agent chose a move that is not legal.
+    #[error("{agent} chose an illegal move: {source}")]
+    IllegalChoice {
+        /// The agent's name.
+        agent: String,
+        /// Why the move is illegal.
+        source: kvarn_game::IllegalMove,
+    },
+    /// A game record file that cannot be written or read.
+    #[error("game records {path}: {reason}")]
+    Records {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}

@@ -1,0 +1,256 @@
+//! Matches between two agents: games in parallel (rayon), colours alternating, from
+//! varied openings so that games differ, with records and the time each side took.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use kvarn_game::{Color, Game, Move, Rules, Status};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use rayon::prelude::*;
+
+use crate::agent::{Agent, AgentSpec};
+use crate::elo::Tally;
+use crate::error::EvalError;
+pub use crate::records::GameRecord;
+
+/// Decisions after which a game with both draw rules off is stopped and scored a draw.
+pub const MOVE_CAP: usize = 2_000;
+
+/// What a match plays.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The rules.
+    pub rules: Rules,
+    /// The first agent.
+    pub a: AgentSpec,
+    /// The second agent.
+    pub b: AgentSpec,
+    /// Number of games (colours alternate; each opening is played twice).
+    pub games: usize,
+    /// Seed of the openings and of agents without a seed of their own.
+    pub seed: u64,
+    /// Random decisions played from the start before the agents take over.
+    pub opening_plies: usize,
+}
+
+/// The outcome of a match.
+#[derive(Clone, Debug)]
+pub struct MatchReport {
+    /// Results from the first agent's point of view.
+    pub tally: Tally,
+    /// Every game.
+    pub records: Vec<GameRecord>,
+    /// Time the first agent spent choosing, and its number of decisions.
+    pub time_a: (Duration, u64),
+    /// The same for the second agent.
+    pub time_b: (Duration, u64),
+}
+
+impl MatchReport {
+    /// Mean time per decision of the first agent.
+    pub fn mean_time_a(&self) -> Duration {
+        mean(self.time_a)
+    }
+
+    /// Mean time per decision of the second agent.
+    pub fn mean_time_b(&self) -> Duration {
+        mean(self.time_b)
+    }
+}
+
+fn mean((total, n): (Duration, u64)) -> Duration {
+    if n == 0 {
+        Duration::ZERO
+    } else {
+        total / n as u32
+    }
+}
+
+/// `pairs` different openings of `plies` random decisions each (different up to symmetry
+/// where there are enough of them), none of which ends the game.
+pub fn openings(rules: &Rules, pairs: usize, plies: usize, seed: u64) -> Vec<Vec<Move>> {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(pairs);
+    let mut attempts = 0;
+    while out.len() < pairs {
+        attempts += 1;
+        let mut game = Game::new(*rules);
+        let mut line = Vec::with_capacity(plies);
+        for _ in 0..plies {
+            let moves = game.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let mv = moves[rng.random_range(0..moves.len())];
+            game.play_unchecked(mv);
+            line.push(mv);
+        }
+        if game.status().is_over() {
+            continue;
+        }
+        let key = game.position().canonical(rules).0.key();
+        // Repeat openings only once the distinct ones run out.
+        if seen.insert(key) || attempts > 50 * pairs {
+            out.push(line);
+        }
+    }
+    out
+}
+
+struct Played {
+    record: GameRecord,
+    /// Score of the first agent: 1, ½ or 0 as 2, 1, 0.
+    points_a: u8,
+    time_a: (Duration, u64),
+    time_b: (Duration, u64),
+}
+
+/// A game played out by two agents.
+pub struct PlayedGame {
+    /// The game, with all its moves.
+    pub game: Game,
+    /// How it ended (`Ongoing` only when stopped at [`MOVE_CAP`]).
+    pub status: Status,
+    /// Time spent choosing and decisions made, White's and Black's.
+    pub times: [(Duration, u64); 2],
+}
+
+/// Plays one game between `white` and `black` after `opening`.
+///
+/// # Errors
+/// When an agent fails or chooses an illegal move.
+pub fn play_game(
+    rules: Rules,
+    opening: &[Move],
+    white: &mut dyn Agent,
+    black: &mut dyn Agent,
+) -> Result<PlayedGame, EvalError> {
+    white.new_game()?;
+    black.new_game()?;
+    let mut game = Game::new(rules);
+    for &mv in opening {
+        game.play_unchecked(mv);
+    }
+    let mut times = [(Duration::ZERO, 0u64); 2];
+    let capped = rules.no_capture_limit().is_none() && !rules.repetition();
+    while !game.status().is_over() {
+        if capped && game.ply() >= MOVE_CAP {
+            break;
+        }
+        let side = game.position().side_to_move();
+        let agent: &mut dyn Agent = if side == Color::White { white } else { black };
+        let t = Instant::now();
+        let mv = agent.choose(&game)?;
+        let spent = t.elapsed();
+        game.play(mv).map_err(|e| EvalError::IllegalChoice {
+            agent: agent.name(),
+            source: e,
+        })?;
+        times[side.index()].0 += spent;
+        times[side.index()].1 += 1;
+    }
+    let status = game.status();
+    Ok(PlayedGame {
+        game,
+        status,
+        times,
+    })
+}
+
+/// Plays the match, calling `on_game` as each game ends (from any thread).
+///
+/// # Errors
+/// The first agent failure, naming the game.
+pub fn run_match(
+    cfg: &MatchConfig,
+    on_game: impl Fn(&GameRecord) + Sync,
+) -> Result<MatchReport, EvalError> {
+    let pairs = cfg.games.div_ceil(2);
+    let lines = openings(&cfg.rules, pairs, cfg.opening_plies, cfg.seed);
+    let played: Vec<Played> = (0..cfg.games)
+        .into_par_iter()
+        .map(|i| -> Result<Played, EvalError> {
+            let opening = &lines[i / 2];
+            let game_seed = cfg
+                .seed
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .wrapping_add(i as u64);
+            let mut a = cfg.a.build(cfg.rules, game_seed)?;
+            let mut b = cfg.b.build(cfg.rules, game_seed ^ 0x5555)?;
+            let a_white = i % 2 == 0;
+            let (white_spec, black_spec) = if a_white {
+                (&cfg.a, &cfg.b)
+            } else {
+                (&cfg.b, &cfg.a)
+            };
+            let PlayedGame {
+                game,
+                status,
+                times,
+            } = if a_white {
+                play_game(cfg.rules, opening, a.as_mut(), b.as_mut())
+            } else {
+                play_game(cfg.rules, opening, b.as_mut(), a.as_mut())
+            }
+            .map_err(|e| EvalError::Spec {
+                spec: format!("game {i}"),
+                reason: e.to_string(),
+            })?;
+            let a_color = if a_white { Color::White } else { Color::Black };
+            let points_a = match status.score_for(a_color) {
+                Some(1) => 2,
+                Some(-1) => 0,
+                _ => 1,
+            };
+            let record = GameRecord {
+                game: i,
+                white: white_spec.to_string(),
+                black: black_spec.to_string(),
+                opening: opening.iter().map(Move::to_string).collect(),
+                moves: game.moves().map(|m| m.to_string()).collect(),
+                result: if status.is_over() {
+                    status.result_name()
+                } else {
+                    "draw"
+                }
+                .to_string(),
+                reason: status.reason_name().unwrap_or("move_cap").to_string(),
+            };
+            on_game(&record);
+            let (ta, tb) = if a_white {
+                (times[0], times[1])
+            } else {
+                (times[1], times[0])
+            };
+            Ok(Played {
+                record,
+                points_a,
+                time_a: ta,
+                time_b: tb,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut tally = Tally::default();
+    let (mut time_a, mut time_b) = ((Duration::ZERO, 0), (Duration::ZERO, 0));
+    let mut records = Vec::with_capacity(played.len());
+    for p in played {
+        match p.points_a {
+            2 => tally.wins += 1,
+            1 => tally.draws += 1,
+            _ => tally.losses += 1,
+        }
+        time_a.0 += p.time_a.0;
+        time_a.1 += p.time_a.1;
+        time_b.0 += p.time_b.0;
+        time_b.1 += p.time_b.1;
+        records.push(p.record);
+    }
+    Ok(MatchReport {
+        tally,
+        records,
+        time_a,
+        time_b,
+    })
+}

@@ -1,0 +1,422 @@
+//! The text protocol of `kvarn engine`, in the style of UCI as mill programs use it:
+//!
+//! ```text
+//! uci                                   -> id ..., option ..., uciok
+//! isready                               -> readyok
+//! ucinewgame
+//! setoption name <X> value <Y>          Variant, Flying, Repetition, NoCaptureLimit,
+//!                                       Depth, MoveTime, Nodes, Threads, Hash, Seed, Weights
+//! position startpos [moves m1 m2 ...]
+//! position fen <FEN or position string> [moves ...]
+//! go [depth N] [movetime MS] [nodes N] [infinite]
+//!                                       -> info depth .. score cp|mate .. nodes .. nps .. time .. pv ..
+//!                                       -> bestmove <move>   (a removal is its own bestmove: xd2)
+//! stop
+//! quit
+//! ```
+//!
+//! Moves use the notation of `kvarn-game`. A `go` with no limit uses the Depth, MoveTime
+//! and Nodes options (by default 1000 ms). Errors are answered with `info string error: ...`
+//! and the engine goes on.
+
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use kvarn_game::{Game, Position, Rules, Variant};
+
+use crate::evaluation::Weights;
+use crate::search::{Engine, EngineOptions, Info, Limits, MATE_BOUND};
+
+/// Writes a line to the shared output and flushes it.
+fn send<W: Write>(out: &Mutex<W>, line: &str) {
+    let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+    // A closed output means the other side has gone; nothing useful is left to do.
+    let _ = writeln!(w, "{line}");
+    let _ = w.flush();
+}
+
+/// An `info` line for a completed iteration.
+pub fn info_line(info: &Info) -> String {
+    let score = match info.mate_in() {
+        Some(n) => format!("mate {n}"),
+        None => format!("cp {}", info.score),
+    };
+    let pv: Vec<String> = info.pv.iter().map(|m| m.to_string()).collect();
+    format!(
+        "info depth {} score {score} nodes {} nps {} time {} pv {}",
+        info.depth,
+        info.nodes,
+        info.nps(),
+        info.elapsed.as_millis(),
+        pv.join(" ")
+    )
+}
+
+/// The engine's settings as the protocol sets them.
+struct Settings {
+    variant: Variant,
+    flying: Option<bool>,
+    repetition: bool,
+    no_capture_limit: Option<u16>,
+    default_limits: Limits,
+    threads: usize,
+    hash_mb: usize,
+    seed: Option<u64>,
+    weights: Option<PathBuf>,
+}
+
+impl Settings {
+    fn rules(&self) -> Result<Rules, String> {
+        let mut rules = Rules::new(self.variant).with_repetition(self.repetition);
+        if let Some(f) = self.flying {
+            rules = rules.with_flying(f).map_err(|e| e.to_string())?;
+        }
+        rules
+            .with_no_capture_limit(self.no_capture_limit)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// A search running in its own thread, so that `stop` and `isready` are answered.
+struct Running {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<Engine>,
+}
+
+/// Serves the protocol from `input` to `output` until `quit` or the end of the input.
+///
+/// # Errors
+/// When reading the input fails.
+pub fn serve<R: BufRead, W: Write + Send + 'static>(input: R, output: W) -> io::Result<()> {
+    let out = Arc::new(Mutex::new(output));
+    let mut settings = Settings {
+        variant: Variant::Nine,
+        flying: None,
+        repetition: true,
+        no_capture_limit: Some(kvarn_game::DEFAULT_NO_CAPTURE_LIMIT),
+        default_limits: Limits {
+            movetime: Some(Duration::from_millis(1000)),
+            ..Limits::default()
+        },
+        threads: 1,
+        hash_mb: 16,
+        seed: None,
+        weights: None,
+    };
+    let mut engine: Option<Engine> = None;
+    let mut game = Game::new(Rules::new(Variant::Nine));
+    let mut running: Option<Running> = None;
+    let finish = |running: &mut Option<Running>, engine: &mut Option<Engine>| {
+        if let Some(r) = running.take() {
+            match r.handle.join() {
+                Ok(e) => *engine = Some(e),
+                Err(_) => *engine = None,
+            }
+        }
+    };
+    for line in input.lines() {
+        let line = line?;
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(&command) = words.first() else {
+            continue;
+        };
+        match command {
+            "isready" => {
+                send(&out, "readyok");
+                continue;
+            }
+            "stop" => {
+                if let Some(r) = &running {
+                    r.stop.store(true, Ordering::Relaxed);
+                }
+                finish(&mut running, &mut engine);
+                continue;
+            }
+            "quit" => {
+                if let Some(r) = &running {
+                    r.stop.store(true, Ordering::Relaxed);
+                }
+                finish(&mut running, &mut engine);
+                return Ok(());
+            }
+            _ => finish(&mut running, &mut engine),
+        }
+        let result: Result<(), String> = match command {
+            "uci" => {
+                for l in [
+                    format!("id name Kvarn {}", env!("CARGO_PKG_VERSION")),
+                    "id author the Kvarn developers".to_string(),
+                    "option name Variant type combo default nine var nine var six var five".into(),
+                    "option name Flying type check default true".into(),
+                    "option name Repetition type check default true".into(),
+                    "option name NoCaptureLimit type spin default 50 min 0 max 65535".into(),
+                    "option name Depth type spin default 0 min 0 max 64".into(),
+                    "option name MoveTime type spin default 1000 min 0 max 86400000".into(),
+                    "option name Nodes type spin default 0 min 0 max 1000000000000".into(),
+                    "option name Threads type spin default 1 min 1 max 256".into(),
+                    "option name Hash type spin default 16 min 1 max 65536".into(),
+                    "option name Seed type string default <random>".into(),
+                    "option name Weights type string default <built-in>".into(),
+                    "uciok".into(),
+                ] {
+                    send(&out, &l);
+                }
+                Ok(())
+            }
+            "ucinewgame" => {
+                if let Some(e) = engine.as_mut() {
+                    e.new_game();
+                }
+                settings.rules().map(|rules| game = Game::new(rules))
+            }
+            "setoption" => set_option(&mut settings, &words).map(|changed_rules| {
+                if changed_rules {
+                    engine = None;
+                    if let Ok(rules) = settings.rules() {
+                        game = Game::new(rules);
+                    }
+                }
+                if !changed_rules {
+                    engine = None; // threads, hash, seed and weights take effect anew
+                }
+            }),
+            "position" => settings
+                .rules()
+                .and_then(|rules| set_position(rules, &words).map(|g| game = g)),
+            "go" => {
+                let limits = parse_go(&words, settings.default_limits);
+                match limits {
+                    Err(e) => Err(e),
+                    Ok(limits) => {
+                        if game.status().is_over() {
+                            send(&out, &format!("info string game over: {}", game.status()));
+                            send(&out, "bestmove (none)");
+                            Ok(())
+                        } else {
+                            let mut eng = match engine.take() {
+                                Some(e) if e.rules() == game.rules() => e,
+                                _ => match new_engine(&settings, *game.rules()) {
+                                    Ok(e) => e,
+                                    Err(e) => {
+                                        send(&out, &format!("info string error: {e}"));
+                                        send(&out, "bestmove (none)");
+                                        continue;
+                                    }
+                                },
+                            };
+                            let stop = Arc::new(AtomicBool::new(false));
+                            let stop2 = Arc::clone(&stop);
+                            let out2 = Arc::clone(&out);
+                            let g = game.clone();
+                            let handle = std::thread::spawn(move || {
+                                let result = eng.search(&g, limits, Some(&stop2), |info| {
+                                    send(&out2, &info_line(info));
+                                });
+                                match result.and_then(|i| i.pv.first().copied()) {
+                                    Some(m) => send(&out2, &format!("bestmove {m}")),
+                                    None => send(&out2, "bestmove (none)"),
+                                }
+                                eng
+                            });
+                            running = Some(Running { stop, handle });
+                            Ok(())
+                        }
+                    }
+                }
+            }
+            other => Err(format!("unknown command `{other}`")),
+        };
+        if let Err(e) = result {
+            send(&out, &format!("info string error: {e}"));
+        }
+    }
+    finish(&mut running, &mut engine);
+    Ok(())
+}
+
+fn new_engine(settings: &Settings, rules: Rules) -> Result<Engine, String> {
+    let weights = match &settings.weights {
+        Some(path) => Weights::load(path).map_err(|e| e.to_string())?,
+        None => Weights::default(),
+    };
+    Ok(Engine::new(
+        rules,
+        EngineOptions {
+            threads: settings.threads,
+            hash_mb: settings.hash_mb,
+            seed: settings.seed,
+            weights: Arc::new(weights),
+        },
+    ))
+}
+
+/// Applies `setoption name X value Y`; returns whether the rules changed.
+fn set_option(s: &mut Settings, words: &[&str]) -> Result<bool, String> {
+    let name_at = words.iter().position(|w| w.eq_ignore_ascii_case("name"));
+    let value_at = words.iter().position(|w| w.eq_ignore_ascii_case("value"));
+    let (Some(n), Some(v)) = (name_at, value_at) else {
+        return Err("expected setoption name <X> value <Y>".into());
+    };
+    if v <= n + 1 {
+        return Err("the option name is missing".into());
+    }
+    let name = words[n + 1..v].join(" ").to_ascii_lowercase();
+    let value = words[v + 1..].join(" ");
+    let flag = |v: &str| match v.to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" => Ok(true),
+        "false" | "off" | "0" => Ok(false),
+        _ => Err(format!("`{v}` is not true or false")),
+    };
+    let number = |v: &str| {
+        v.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("`{v}` is not a whole number"))
+    };
+    let limit = |n: u64| (n > 0).then_some(n);
+    match name.as_str() {
+        "variant" => {
+            let variant: Variant = value
+                .parse()
+                .map_err(|e: kvarn_game::RulesError| e.to_string())?;
+            let old = (s.variant, s.flying);
+            s.variant = variant;
+            if !variant.offers_flying() && s.flying == Some(true) {
+                s.flying = None;
+            }
+            if let Err(e) = s.rules() {
+                (s.variant, s.flying) = old;
+                return Err(e);
+            }
+            Ok(true)
+        }
+        "flying" => {
+            let old = s.flying;
+            s.flying = Some(flag(&value)?);
+            if let Err(e) = s.rules() {
+                s.flying = old;
+                return Err(e);
+            }
+            Ok(true)
+        }
+        "repetition" => {
+            s.repetition = flag(&value)?;
+            Ok(true)
+        }
+        "nocapturelimit" => {
+            let n = number(&value)?;
+            s.no_capture_limit = match n {
+                0 => None,
+                n => Some(u16::try_from(n).map_err(|_| format!("{n} is above 65535"))?),
+            };
+            Ok(true)
+        }
+        "depth" => {
+            s.default_limits.depth = limit(number(&value)?.min(64)).map(|d| d as u32);
+            Ok(false)
+        }
+        "movetime" => {
+            s.default_limits.movetime = limit(number(&value)?).map(Duration::from_millis);
+            Ok(false)
+        }
+        "nodes" => {
+            s.default_limits.nodes = limit(number(&value)?);
+            Ok(false)
+        }
+        "threads" => {
+            s.threads = number(&value)?.clamp(1, 256) as usize;
+            Ok(false)
+        }
+        "hash" => {
+            s.hash_mb = number(&value)?.clamp(1, 65_536) as usize;
+            Ok(false)
+        }
+        "seed" => {
+            s.seed = match value.trim() {
+                "" | "<random>" => None,
+                v => Some(number(v)?),
+            };
+            Ok(false)
+        }
+        "weights" => {
+            s.weights = match value.trim() {
+                "" | "<built-in>" => None,
+                path => {
+                    Weights::load(std::path::Path::new(path)).map_err(|e| e.to_string())?;
+                    Some(PathBuf::from(path))
+                }
+            };
+            Ok(false)
+        }
+        other => Err(format!("unknown option `{other}`")),
+    }
+}
+
+/// `position startpos|fen <...> [moves ...]`.
+fn set_position(rules: Rules, words: &[&str]) -> Result<Game, String> {
+    let moves_at = words.iter().position(|w| *w == "moves");
+    let head = &words[1..moves_at.unwrap_or(words.len())];
+    let start = match head.first() {
+        Some(&"startpos") if head.len() == 1 => Position::start(&rules),
+        Some(&"fen") if head.len() > 1 => {
+            let text = head[1..].join(" ");
+            Position::from_fen(&rules, &text).or_else(|fen_err| {
+                Position::from_position_string(&rules, &text).map_err(|ps_err| {
+                    format!("neither a FEN ({fen_err}) nor a position string ({ps_err})")
+                })
+            })?
+        }
+        _ => return Err("expected position startpos|fen <FEN> [moves ...]".into()),
+    };
+    let mut game = Game::from_position(rules, start).map_err(|e| e.to_string())?;
+    if let Some(i) = moves_at {
+        game.play_text(&words[i + 1..].join(" "))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(game)
+}
+
+/// `go [depth N] [movetime MS] [nodes N] [infinite]`.
+fn parse_go(words: &[&str], defaults: Limits) -> Result<Limits, String> {
+    let mut limits = Limits::default();
+    let mut infinite = false;
+    let mut i = 1;
+    while i < words.len() {
+        let value = || {
+            words
+                .get(i + 1)
+                .ok_or_else(|| format!("`{}` needs a value", words[i]))
+                .and_then(|v| {
+                    v.parse::<u64>()
+                        .map_err(|_| format!("`{v}` is not a whole number"))
+                })
+        };
+        match words[i] {
+            "depth" => limits.depth = Some(value()?.clamp(1, 64) as u32),
+            "movetime" => limits.movetime = Some(Duration::from_millis(value()?.max(1))),
+            "nodes" => limits.nodes = Some(value()?.max(1)),
+            "infinite" => {
+                infinite = true;
+                i += 1;
+                continue;
+            }
+            // Clock fields of UCI (wtime, btime, ...) are read and ignored: the search
+            // uses MoveTime when it gets no limit it understands.
+            "wtime" | "btime" | "winc" | "binc" | "movestogo" => {}
+            other => return Err(format!("unknown go parameter `{other}`")),
+        }
+        i += 2;
+    }
+    if limits == Limits::default() && !infinite {
+        limits = defaults;
+    }
+    Ok(limits)
+}
+
+/// Whether an `info` score string is a forced result (for tests and clients).
+pub fn is_mate_score(score: i32) -> bool {
+    score.abs() > MATE_BOUND
+}

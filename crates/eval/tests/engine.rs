@@ -1,0 +1,203 @@
+//! The baseline engine: forced wins, legality, limits, determinism, the protocol.
+
+use std::io::Cursor;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use kvarn_eval::search::{Engine, EngineOptions, Info, Limits, MATE_BOUND};
+use kvarn_game::{Game, Move, Position, Rules, Variant};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+fn game(rules: Rules, s: &str) -> Game {
+    let p = Position::from_position_string(&rules, s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    Game::from_position(rules, p).unwrap()
+}
+
+fn seeded(rules: Rules, seed: u64) -> Engine {
+    Engine::new(
+        rules,
+        EngineOptions {
+            seed: Some(seed),
+            ..EngineOptions::default()
+        },
+    )
+}
+
+fn depth(d: u32) -> Limits {
+    Limits {
+        depth: Some(d),
+        ..Limits::default()
+    }
+}
+
+fn best(engine: &mut Engine, g: &Game, limits: Limits) -> Info {
+    engine
+        .search(g, limits, None, |_| {})
+        .expect("the game goes on")
+}
+
+#[test]
+fn closes_the_mill_that_wins_the_game() {
+    // White (a7 d7 g4) slides g4-g7 to close a7-d7-g7; Black, with three men and no
+    // flying, is then reduced to two.
+    let rules = Rules::new(Variant::Nine).with_flying(false).unwrap();
+    let g = game(rules, "WW.W..../......B./B...B... w 0/0 - 0 40");
+    let info = best(&mut seeded(rules, 1), &g, depth(3));
+    assert_eq!(info.pv[0].to_string(), "g4-g7", "{info:?}");
+    assert_eq!(info.mate_in(), Some(2), "the move and the removal");
+    assert!(info.score > MATE_BOUND, "{info:?}");
+}
+
+#[test]
+fn finds_the_blocking_win() {
+    let rules = Rules::new(Variant::Nine);
+    // Black on a7 g7 g1 a1, White on g4 d1 a4 d6: White's d6-d7 leaves Black no move.
+    let g = game(rules, "B.BWBWBW/.W....../........ w 0/0 - 0 40");
+    let info = best(&mut seeded(rules, 1), &g, depth(2));
+    assert_eq!(info.pv[0].to_string(), "d6-d7", "{info:?}");
+    assert_eq!(info.mate_in(), Some(1));
+}
+
+#[test]
+fn wins_with_a_double_mill() {
+    // a7-d7-g7 and g4-f4-e4 share no man; g7 and g4 are adjacent: every swing removes a man.
+    let rules = Rules::new(Variant::Nine).with_flying(false).unwrap();
+    // White a7 d7 g7 f4 e4; Black a1 b2 c3 c4, too far away to block g4.
+    let g = game(rules, "WWW...B./...W..B./...W..BB w 0/0 - 0 30");
+    let info = best(&mut seeded(rules, 1), &g, depth(6));
+    assert!(info.score > MATE_BOUND, "{info:?}");
+    assert_eq!(info.pv[0].to_string(), "g7-g4", "{info:?}");
+}
+
+#[test]
+fn never_returns_an_illegal_move() {
+    let mut rng = Pcg64Mcg::seed_from_u64(5);
+    for variant in Variant::ALL {
+        let rules = Rules::new(variant);
+        let mut engine = seeded(rules, 2);
+        for _ in 0..12 {
+            let mut g = Game::new(rules);
+            let plies = rng.random_range(0..60);
+            for _ in 0..plies {
+                let moves = g.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                g.play_unchecked(moves[rng.random_range(0..moves.len())]);
+            }
+            if g.status().is_over() {
+                assert!(engine.search(&g, depth(2), None, |_| {}).is_none());
+                continue;
+            }
+            let info = best(&mut engine, &g, depth(3));
+            g.check_move(info.pv[0]).unwrap();
+            // The whole principal variation is playable.
+            let mut line = g.clone();
+            for &m in &info.pv {
+                line.play(m).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn respects_depth_node_and_time_limits() {
+    let rules = Rules::new(Variant::Nine);
+    let mut g = Game::new(rules);
+    g.play_text("d6 d2 b6 f4 f6 xd2 d7 b4 g4 e4").unwrap();
+    let mut engine = seeded(rules, 3);
+    let mut depths = Vec::new();
+    engine.search(&g, depth(4), None, |i| depths.push(i.depth));
+    assert_eq!(depths, [1, 2, 3, 4]);
+    let info = best(
+        &mut engine,
+        &g,
+        Limits {
+            nodes: Some(5_000),
+            ..Limits::default()
+        },
+    );
+    // Limits are checked every 1024 nodes.
+    assert!(info.nodes <= 5_000 + 1_024, "{}", info.nodes);
+    let t = Instant::now();
+    let info = best(
+        &mut engine,
+        &g,
+        Limits {
+            movetime: Some(Duration::from_millis(150)),
+            ..Limits::default()
+        },
+    );
+    assert!(
+        t.elapsed() < Duration::from_millis(600),
+        "{:?}",
+        t.elapsed()
+    );
+    g.check_move(info.pv[0]).unwrap();
+}
+
+#[test]
+fn is_deterministic_with_a_seed() {
+    let rules = Rules::new(Variant::Six);
+    let mut g = Game::new(rules);
+    g.play_text("b6 d2 f6 c3").unwrap();
+    let run = |seed| {
+        let mut e = seeded(rules, seed);
+        let infos: Vec<(Move, u64, i32)> = (1..=5)
+            .map(|d| {
+                let i = best(&mut e, &g, depth(d));
+                (i.pv[0], i.nodes, i.score)
+            })
+            .collect();
+        infos
+    };
+    assert_eq!(run(7), run(7));
+}
+
+/// A writer the test can read after the protocol is done with it.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn the_protocol_answers_a_script() {
+    let script = "uci\nisready\nsetoption name Variant value six\nsetoption name Seed value 3\n\
+                  ucinewgame\nposition startpos moves b6 b2 d6 d2 f6\ngo depth 2\n\
+                  position startpos moves b6 b2 d6 d2\ngo depth 3\n\
+                  setoption name Flying value true\nsetoption name Bogus value 1\n\
+                  position startpos moves b6 b6\ngo nodes 500\nquit\n";
+    let out = Shared::default();
+    kvarn_eval::protocol::serve(Cursor::new(script), out.clone()).unwrap();
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.contains(&"uciok"), "{text}");
+    assert!(lines.contains(&"readyok"), "{text}");
+    let best: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("bestmove"))
+        .copied()
+        .collect();
+    assert_eq!(best.len(), 3, "{text}");
+    // After b6 b2 d6 d2 f6 White must remove: the answer is a removal of its own.
+    assert!(
+        best[0] == "bestmove xb2" || best[0] == "bestmove xd2",
+        "{text}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 3 score")),
+        "{text}"
+    );
+    assert!(text.contains("does not offer flying"), "{text}");
+    assert!(text.contains("unknown option `bogus`"), "{text}");
+    assert!(text.contains("b6 is occupied"), "{text}");
+}
