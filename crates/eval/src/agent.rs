@@ -165,6 +165,11 @@ impl FromStr for AgentSpec {
             reason,
         };
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
+        if !matches!(kind, "random" | "alphabeta" | "engine") {
+            return Err(err(format!(
+                "unknown agent `{kind}` (expected random, alphabeta or engine)"
+            )));
+        }
         let mut options: Vec<(&str, &str)> = Vec::new();
         for part in rest.split(',').filter(|p| !p.trim().is_empty()) {
             let (k, v) = part
@@ -219,16 +224,13 @@ impl FromStr for AgentSpec {
                     weights,
                 })
             }
-            "engine" => {
+            _ => {
                 let cmd = cmd.ok_or_else(|| err("engine needs cmd=PROGRAM".to_string()))?;
                 if limits == Limits::default() {
                     limits.movetime = Some(Duration::from_millis(100));
                 }
                 Ok(AgentSpec::Engine { cmd, limits })
             }
-            other => Err(err(format!(
-                "unknown agent `{other}` (expected random, alphabeta or engine)"
-            ))),
         }
     }
 }

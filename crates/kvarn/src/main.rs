@@ -3,6 +3,8 @@
 mod commands;
 mod rules_args;
 
+use std::io::IsTerminal;
+
 use clap::{Parser, Subcommand};
 
 /// Kvarn: self-play training and evaluation for Nine, Six and Five Men's Morris.
@@ -37,6 +39,7 @@ fn main() -> anyhow::Result<()> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let cli = Cli::parse();
     match cli.command {

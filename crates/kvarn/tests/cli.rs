@@ -194,3 +194,74 @@ fn bench_refuses_a_time_that_is_no_duration() {
     assert!(!ok);
     assert!(err.contains("not a duration"), "{err}");
 }
+
+#[test]
+fn a_match_against_the_engine_protocol_and_its_records() {
+    let dir = std::env::temp_dir().join(format!("kvarn-cli-match-{}", std::process::id()));
+    let out = dir.join("games.jsonl");
+    let engine = format!("engine:cmd={} engine,depth=2", env!("CARGO_BIN_EXE_kvarn"));
+    let (ok, stdout, err) = kvarn(&[
+        "match",
+        "--variant",
+        "six",
+        "--a",
+        &engine,
+        "--b",
+        "alphabeta:depth=2,seed=1",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(stdout.contains("Elo difference"), "{stdout}");
+    assert!(stdout.contains("mean time per move"), "{stdout}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 4, "header, two games, checksum");
+    assert!(text.lines().next().unwrap().contains("kvarn-match-records"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_bad_agent_spec_is_refused() {
+    let (ok, _, err) = kvarn(&["match", "--a", "alphabeta", "--b", "random"]);
+    assert!(!ok);
+    assert!(err.contains("give a limit"), "{err}");
+}
+
+#[test]
+fn play_answers_a_bad_move_with_the_reason_and_the_legal_moves() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args([
+            "play",
+            "--variant",
+            "six",
+            "--vs",
+            "random",
+            "--as",
+            "white",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"a7\nb6\nquit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("a7 is not a point of the Six Men's Morris"),
+        "{text}"
+    );
+    assert!(text.contains("legal moves: b6 d6 f6"), "{text}");
+    assert!(text.contains("random plays"), "{text}");
+    assert!(
+        text.contains("W"),
+        "the board shows the man placed:\n{text}"
+    );
+}

@@ -1,0 +1,142 @@
+//! Agent specifications, records on disk, and a small match.
+
+use kvarn_eval::agent::AgentSpec;
+use kvarn_eval::matches::{MatchConfig, openings, run_match};
+use kvarn_eval::records::{FORMAT, Header, VERSION, read_records, write_records};
+use kvarn_eval::search::Limits;
+use kvarn_game::{Game, Rules, Variant};
+use std::time::Duration;
+
+#[test]
+fn specifications_parse_and_print() {
+    let spec: AgentSpec = "alphabeta:depth=4".parse().unwrap();
+    assert_eq!(spec.to_string(), "alphabeta:depth=4");
+    match "alphabeta:movetime=100,seed=3,threads=2"
+        .parse::<AgentSpec>()
+        .unwrap()
+    {
+        AgentSpec::AlphaBeta {
+            limits,
+            seed,
+            threads,
+            ..
+        } => {
+            assert_eq!(
+                limits,
+                Limits {
+                    movetime: Some(Duration::from_millis(100)),
+                    ..Limits::default()
+                }
+            );
+            assert_eq!((seed, threads), (Some(3), 2));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        "random".parse::<AgentSpec>().unwrap(),
+        AgentSpec::Random { seed: None }
+    );
+    match "engine:cmd=kvarn engine,depth=3"
+        .parse::<AgentSpec>()
+        .unwrap()
+    {
+        AgentSpec::Engine { cmd, limits } => {
+            assert_eq!(cmd, "kvarn engine");
+            assert_eq!(limits.depth, Some(3));
+        }
+        other => panic!("{other:?}"),
+    }
+    for (bad, needle) in [
+        ("alphabeta", "give a limit"),
+        ("alphabeta:depth=0", "between 1 and 64"),
+        ("alphabeta:depth=x", "not a whole number"),
+        ("alphabeta:speed=3", "not an option"),
+        ("alphabeta:depth", "key=value"),
+        ("engine:depth=3", "needs cmd"),
+        ("minimax:depth=3", "unknown agent"),
+        ("random:depth=3", "not an option"),
+    ] {
+        let e = bad.parse::<AgentSpec>().unwrap_err();
+        assert!(e.to_string().contains(needle), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn a_missing_engine_program_is_reported() {
+    let spec: AgentSpec = "engine:cmd=/nonexistent/engine".parse().unwrap();
+    let e = spec.build(Rules::new(Variant::Nine), 1).err().unwrap();
+    assert!(e.to_string().contains("cannot start"), "{e}");
+}
+
+#[test]
+fn openings_differ_and_do_not_end_the_game() {
+    let rules = Rules::new(Variant::Nine);
+    let lines = openings(&rules, 20, 4, 9);
+    assert_eq!(lines.len(), 20);
+    let mut keys = std::collections::HashSet::new();
+    for line in &lines {
+        let mut g = Game::new(rules);
+        for &m in line {
+            g.play(m).unwrap();
+        }
+        assert!(!g.status().is_over());
+        keys.insert(g.position().canonical(&rules).0.key());
+    }
+    assert_eq!(keys.len(), 20, "distinct up to symmetry");
+}
+
+#[test]
+fn the_baseline_beats_random_play_and_records_round_trip() {
+    let rules = Rules::new(Variant::Six);
+    let cfg = MatchConfig {
+        rules,
+        a: "alphabeta:depth=3".parse().unwrap(),
+        b: "random".parse().unwrap(),
+        games: 8,
+        seed: 4,
+        opening_plies: 2,
+    };
+    let report = run_match(&cfg, |_| {}).unwrap();
+    assert_eq!(report.records.len(), 8);
+    assert!(report.tally.wins >= 7, "{:?}", report.tally);
+    // Colours alternate.
+    assert_eq!(report.records[0].white, "alphabeta:depth=3");
+    assert_eq!(report.records[1].white, "random");
+    // Every record replays to its result.
+    for r in &report.records {
+        let mut g = Game::new(rules);
+        g.play_text(&r.moves.join(" ")).unwrap();
+        assert_eq!(g.status().result_name(), r.result);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.jsonl");
+    let header = Header {
+        format: FORMAT.into(),
+        version: VERSION,
+        rules,
+        description: "test".into(),
+    };
+    write_records(&path, &header, &report.records).unwrap();
+    let (h, back) = read_records(&path).unwrap();
+    assert_eq!(h, header);
+    assert_eq!(back, report.records);
+    // A damaged file is refused loudly.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let i = bytes.len() / 2;
+    bytes[i] = if bytes[i] == b'1' { b'2' } else { b'1' };
+    std::fs::write(&path, &bytes).unwrap();
+    let e = read_records(&path).unwrap_err();
+    assert!(e.to_string().contains("damaged"), "{e}");
+    // So is a file cut short.
+    let text = std::fs::read_to_string(dir.path().join("games.jsonl")).unwrap();
+    std::fs::write(&path, &text[..text.len() / 3]).unwrap();
+    assert!(read_records(&path).is_err());
+    // And a file of another version.
+    let header2 = Header {
+        version: VERSION + 1,
+        ..header
+    };
+    write_records(&path, &header2, &report.records).unwrap();
+    let e = read_records(&path).unwrap_err();
+    assert!(e.to_string().contains("version"), "{e}");
+}
