@@ -201,3 +201,45 @@ fn the_protocol_answers_a_script() {
     assert!(text.contains("unknown option `bogus`"), "{text}");
     assert!(text.contains("b6 is occupied"), "{text}");
 }
+
+#[test]
+fn takes_a_repetition_draw_when_behind() {
+    // White a7 b6 f2 c5 e3, Black g1 d3 c4: Black, two men down and unable to fly, can
+    // make the position occur a third time.
+    let rules = Rules::new(Variant::Nine).with_flying(false).unwrap();
+    let mut g = game(rules, "W...B.../W...W.../W...WB.B w 0/0 - 0 40");
+    g.play_text("a7-d7 g1-g4 d7-a7 g4-g1 a7-d7 g1-g4 d7-a7")
+        .unwrap();
+    assert_eq!(g.occurrences(), 2);
+    let info = best(&mut seeded(rules, 1), &g, depth(4));
+    assert_eq!(info.pv[0].to_string(), "g4-g1", "{info:?}");
+    assert_eq!(info.score, 0, "{info:?}");
+}
+
+#[test]
+fn sees_the_no_capture_draw_coming() {
+    // White is two men up but cannot remove a man this turn: at 49 quiet turns the next
+    // quiet turn draws, so the position is worth a draw; without the rule it is not.
+    let with_rule = Rules::new(Variant::Nine).with_flying(false).unwrap();
+    let s = "W...B.../W...W.../W...WB.B w 0/0 - 49 80";
+    let info = best(&mut seeded(with_rule, 1), &game(with_rule, s), depth(3));
+    assert_eq!(info.score, 0, "{info:?}");
+    let without = with_rule.with_no_capture_limit(None).unwrap();
+    let info = best(&mut seeded(without, 1), &game(without, s), depth(3));
+    assert!(info.score > 100, "{info:?}");
+}
+
+#[test]
+fn weights_load_from_a_file_and_bad_files_are_refused() {
+    use kvarn_eval::evaluation::Weights;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.toml");
+    let text = toml::to_string(&Weights::default()).unwrap();
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(Weights::load(&path).unwrap(), Weights::default());
+    std::fs::write(&path, text.replace("mobility", "mobilty")).unwrap();
+    let e = Weights::load(&path).unwrap_err();
+    assert!(e.to_string().contains("mobilty"), "{e}");
+    let e = Weights::load(&dir.path().join("missing.toml")).unwrap_err();
+    assert!(e.to_string().contains("missing.toml"), "{e}");
+}

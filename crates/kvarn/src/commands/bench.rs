@@ -3,6 +3,7 @@
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
+use kvarn_eval::search::{Engine, EngineOptions, Limits};
 use kvarn_game::{BatchSim, Game, MoveList, Rules, Status, perft};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -16,6 +17,27 @@ pub enum BenchCommand {
     Movegen(MovegenArgs),
     /// The batched simulator on one core: random steps, and encoding of features and masks.
     Batch(BatchArgs),
+    /// The alpha-beta baseline on middle-game positions: time per move and nodes/s by depth.
+    Search(SearchArgs),
+}
+
+/// Arguments of `kvarn bench search`.
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Depths to search, e.g. 2,4,6,8.
+    #[arg(long, value_delimiter = ',', default_value = "2,4,6,8")]
+    depths: Vec<u32>,
+    /// Number of middle-game positions (from seeded random games, after placing).
+    #[arg(long, default_value_t = 20)]
+    positions: usize,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Seed of the positions and the engine.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// Arguments of `kvarn bench batch`.
@@ -55,6 +77,7 @@ pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Movegen(args) => movegen(args),
         BenchCommand::Batch(args) => batch(args),
+        BenchCommand::Search(args) => search(args),
     }
 }
 
@@ -215,4 +238,70 @@ fn duration(seconds: f64) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(seconds).map_err(|_| {
         anyhow::anyhow!("--seconds {seconds} is not a duration (a number from 0 up, finite)")
     })
+}
+
+/// Middle-game positions: random games played a few turns past the placing phase,
+/// keeping those still going with no removal pending.
+fn middle_games(rules: Rules, n: usize, seed: u64) -> Vec<Game> {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mut game = Game::new(rules);
+        let placing = 2 * rules.men() as usize;
+        let target = placing + 4 + rng.random_range(0..10);
+        while game.ply() < target && !game.status().is_over() {
+            let moves = game.legal_moves();
+            game.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        if !game.status().is_over() && !game.position().pending_removal() {
+            out.push(game);
+        }
+    }
+    out
+}
+
+fn search(args: &SearchArgs) -> anyhow::Result<()> {
+    let rules = args.rules.rules()?;
+    anyhow::ensure!(args.positions > 0, "--positions must be at least 1");
+    println!(
+        "bench search, {rules}, {} middle-game positions, {} thread(s)",
+        args.positions, args.threads
+    );
+    let games = middle_games(rules, args.positions, args.seed);
+    for &depth in &args.depths {
+        anyhow::ensure!(
+            (1..=64).contains(&depth),
+            "depth {depth} is not between 1 and 64"
+        );
+        let (mut nodes, mut time, mut longest) = (0u64, Duration::ZERO, Duration::ZERO);
+        for game in &games {
+            let mut engine = Engine::new(
+                rules,
+                EngineOptions {
+                    threads: args.threads,
+                    seed: Some(args.seed),
+                    ..EngineOptions::default()
+                },
+            );
+            let t = Instant::now();
+            let limits = Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            };
+            if let Some(info) = engine.search(game, limits, None, |_| {}) {
+                nodes += info.nodes;
+            }
+            let spent = t.elapsed();
+            time += spent;
+            longest = longest.max(spent);
+        }
+        println!(
+            "depth {depth:>2}: {:>9.2} ms per move (longest {:>8.2} ms), {:>10} nodes per move, {:>6.2} M nodes/s",
+            time.as_secs_f64() * 1e3 / games.len() as f64,
+            longest.as_secs_f64() * 1e3,
+            nodes / games.len() as u64,
+            nodes as f64 / time.as_secs_f64().max(1e-9) / 1e6
+        );
+    }
+    Ok(())
 }
