@@ -174,14 +174,10 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(input: R, output: W) -> io::
                 settings.rules().map(|rules| game = Game::new(rules))
             }
             "setoption" => set_option(&mut settings, &words).map(|changed_rules| {
-                if changed_rules {
-                    engine = None;
-                    if let Ok(rules) = settings.rules() {
-                        game = Game::new(rules);
-                    }
-                }
-                if !changed_rules {
-                    engine = None; // threads, hash, seed and weights take effect anew
+                // The next `go` builds an engine with the new settings.
+                engine = None;
+                if changed_rules && let Ok(rules) = settings.rules() {
+                    game = Game::new(rules);
                 }
             }),
             "position" => settings

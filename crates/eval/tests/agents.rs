@@ -140,3 +140,22 @@ fn the_baseline_beats_random_play_and_records_round_trip() {
     let e = read_records(&path).unwrap_err();
     assert!(e.to_string().contains("version"), "{e}");
 }
+
+#[test]
+fn a_match_is_reproducible_from_its_seed() {
+    let cfg = MatchConfig {
+        rules: Rules::new(Variant::Five),
+        a: "alphabeta:depth=2".parse().unwrap(),
+        b: "random".parse().unwrap(),
+        games: 4,
+        seed: 11,
+        opening_plies: 2,
+    };
+    let first = run_match(&cfg, |_| {}).unwrap().records;
+    let second = run_match(&cfg, |_| {}).unwrap().records;
+    assert_eq!(first, second);
+    let other = run_match(&MatchConfig { seed: 12, ..cfg }, |_| {})
+        .unwrap()
+        .records;
+    assert_ne!(first, other);
+}
