@@ -87,17 +87,22 @@ struct Running {
     handle: JoinHandle<Engine>,
 }
 
-/// Serves the protocol from `input` to `output` until `quit` or the end of the input.
+/// Serves the protocol from `input` to `output` until `quit` or the end of the input,
+/// starting with `rules` (which `setoption` may change).
 ///
 /// # Errors
 /// When reading the input fails.
-pub fn serve<R: BufRead, W: Write + Send + 'static>(input: R, output: W) -> io::Result<()> {
+pub fn serve<R: BufRead, W: Write + Send + 'static>(
+    rules: Rules,
+    input: R,
+    output: W,
+) -> io::Result<()> {
     let out = Arc::new(Mutex::new(output));
     let mut settings = Settings {
-        variant: Variant::Nine,
-        flying: None,
-        repetition: true,
-        no_capture_limit: Some(kvarn_game::DEFAULT_NO_CAPTURE_LIMIT),
+        variant: rules.variant(),
+        flying: Some(rules.flying()),
+        repetition: rules.repetition(),
+        no_capture_limit: rules.no_capture_limit(),
         default_limits: Limits {
             movetime: Some(Duration::from_millis(1000)),
             ..Limits::default()
@@ -108,7 +113,7 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(input: R, output: W) -> io::
         weights: None,
     };
     let mut engine: Option<Engine> = None;
-    let mut game = Game::new(Rules::new(Variant::Nine));
+    let mut game = Game::new(rules);
     let mut running: Option<Running> = None;
     let finish = |running: &mut Option<Running>, engine: &mut Option<Engine>| {
         if let Some(r) = running.take() {

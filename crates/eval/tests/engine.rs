@@ -177,7 +177,8 @@ fn the_protocol_answers_a_script() {
                   setoption name Flying value true\nsetoption name Bogus value 1\n\
                   position startpos moves b6 b6\ngo nodes 500\nquit\n";
     let out = Shared::default();
-    kvarn_eval::protocol::serve(Cursor::new(script), out.clone()).unwrap();
+    kvarn_eval::protocol::serve(Rules::new(Variant::Nine), Cursor::new(script), out.clone())
+        .unwrap();
     let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines.contains(&"uciok"), "{text}");

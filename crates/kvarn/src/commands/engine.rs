@@ -2,13 +2,19 @@
 
 use clap::Args;
 
-/// Arguments of `kvarn engine` (none: everything is set through the protocol).
+use crate::rules_args::RulesArgs;
+
+/// Arguments of `kvarn engine`: the rules to start with (`setoption` can change them).
 #[derive(Args, Debug)]
-pub struct EngineArgs {}
+pub struct EngineArgs {
+    #[command(flatten)]
+    rules: RulesArgs,
+}
 
 /// Runs the protocol until `quit` or the end of the input.
-pub fn run(_args: &EngineArgs) -> anyhow::Result<()> {
+pub fn run(args: &EngineArgs) -> anyhow::Result<()> {
+    let rules = args.rules.rules()?;
     let stdin = std::io::stdin();
-    kvarn_eval::protocol::serve(stdin.lock(), std::io::stdout())?;
+    kvarn_eval::protocol::serve(rules, stdin.lock(), std::io::stdout())?;
     Ok(())
 }
