@@ -23,6 +23,9 @@ use crate::evaluation::Weights;
 use crate::external::ExternalEngine;
 use crate::search::{Engine, EngineOptions, Limits};
 
+/// Transposition table size of `alphabeta` agents unless `hash=` says otherwise.
+const DEFAULT_HASH_MB: usize = 16;
+
 /// Anything that chooses moves.
 pub trait Agent: Send {
     /// A short name for reports.
@@ -184,7 +187,7 @@ impl FromStr for AgentSpec {
         let mut limits = Limits::default();
         let mut seed = None;
         let mut threads = 1;
-        let mut hash_mb = 16;
+        let mut hash_mb = DEFAULT_HASH_MB;
         let mut weights = None;
         let mut cmd = None;
         for &(k, v) in &options {
@@ -256,15 +259,22 @@ impl fmt::Display for AgentSpec {
             AgentSpec::AlphaBeta {
                 limits: l,
                 threads,
+                hash_mb,
                 seed,
-                ..
+                weights,
             } => {
                 let mut parts = limits(l);
                 if *threads > 1 {
                     parts.push(format!("threads={threads}"));
                 }
+                if *hash_mb != DEFAULT_HASH_MB {
+                    parts.push(format!("hash={hash_mb}"));
+                }
                 if let Some(s) = seed {
                     parts.push(format!("seed={s}"));
+                }
+                if let Some(w) = weights {
+                    parts.push(format!("weights={}", w.display()));
                 }
                 write!(f, "alphabeta:{}", parts.join(","))
             }

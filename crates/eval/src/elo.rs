@@ -45,10 +45,16 @@ impl Tally {
             return (f64::NEG_INFINITY, f64::INFINITY);
         }
         let s = self.score();
-        let var = (self.wins as f64 * (1.0 - s).powi(2)
+        let mut var = (self.wins as f64 * (1.0 - s).powi(2)
             + self.draws as f64 * (0.5 - s).powi(2)
             + self.losses as f64 * s.powi(2))
             / n;
+        if var == 0.0 {
+            // Every game had the same result: the spread of the results says nothing, so
+            // take that of a win-or-loss game at a score half a game from the edge.
+            let c = s.clamp(0.5 / n, 1.0 - 0.5 / n);
+            var = c * (1.0 - c);
+        }
         let sigma = (var / n).sqrt();
         (
             elo_of_score(s - 1.96 * sigma),
@@ -101,5 +107,17 @@ mod tests {
             losses: 0,
         };
         assert_eq!(sweep.elo(), f64::INFINITY);
+        // A sweep still has a finite lower bound: s = 1 is taken as 0.95 for the spread.
+        let (lo, hi) = sweep.elo_interval();
+        let sigma = (0.95f64 * 0.05 / 10.0).sqrt();
+        assert!((lo - elo_of_score(1.0 - 1.96 * sigma)).abs() < 1e-9, "{lo}");
+        assert_eq!(hi, f64::INFINITY);
+        let draws = Tally {
+            wins: 0,
+            draws: 6,
+            losses: 0,
+        };
+        let (lo, hi) = draws.elo_interval();
+        assert!(lo < -100.0 && hi > 100.0, "{lo} {hi}");
     }
 }

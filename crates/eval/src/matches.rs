@@ -45,6 +45,9 @@ pub struct MatchReport {
     pub time_a: (Duration, u64),
     /// The same for the second agent.
     pub time_b: (Duration, u64),
+    /// Games that could not be played to the end (an agent failed), with the reason.
+    /// They are left out of the tally and the records.
+    pub failures: Vec<String>,
 }
 
 impl MatchReport {
@@ -67,8 +70,9 @@ fn mean((total, n): (Duration, u64)) -> Duration {
     }
 }
 
-/// `pairs` different openings of `plies` random decisions each (different up to symmetry
-/// where there are enough of them), none of which ends the game.
+/// `pairs` different openings of up to `plies` random decisions each (different up to
+/// symmetry while there are enough of them). A decision that would end the game is never
+/// chosen; an opening stops early where every decision would.
 pub fn openings(rules: &Rules, pairs: usize, plies: usize, seed: u64) -> Vec<Vec<Move>> {
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let mut seen = HashSet::new();
@@ -79,16 +83,22 @@ pub fn openings(rules: &Rules, pairs: usize, plies: usize, seed: u64) -> Vec<Vec
         let mut game = Game::new(*rules);
         let mut line = Vec::with_capacity(plies);
         for _ in 0..plies {
-            let moves = game.legal_moves();
-            if moves.is_empty() {
-                break;
+            let mut moves = game.legal_moves().to_vec();
+            let mut chosen = None;
+            while !moves.is_empty() {
+                let mv = moves.swap_remove(rng.random_range(0..moves.len()));
+                game.play_unchecked(mv);
+                if game.status().is_over() {
+                    game.undo();
+                } else {
+                    chosen = Some(mv);
+                    break;
+                }
             }
-            let mv = moves[rng.random_range(0..moves.len())];
-            game.play_unchecked(mv);
-            line.push(mv);
-        }
-        if game.status().is_over() {
-            continue;
+            match chosen {
+                Some(mv) => line.push(mv),
+                None => break,
+            }
         }
         let key = game.position().canonical(rules).0.key();
         // Repeat openings only once the distinct ones run out.
@@ -169,7 +179,7 @@ pub fn run_match(
 ) -> Result<MatchReport, EvalError> {
     let pairs = cfg.games.div_ceil(2);
     let lines = openings(&cfg.rules, pairs, cfg.opening_plies, cfg.seed);
-    let played: Vec<Played> = (0..cfg.games)
+    let played: Vec<Result<Played, EvalError>> = (0..cfg.games)
         .into_par_iter()
         .map(|i| -> Result<Played, EvalError> {
             let opening = &lines[i / 2];
@@ -231,11 +241,19 @@ pub fn run_match(
                 time_b: tb,
             })
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect();
     let mut tally = Tally::default();
     let (mut time_a, mut time_b) = ((Duration::ZERO, 0), (Duration::ZERO, 0));
     let mut records = Vec::with_capacity(played.len());
+    let mut failures = Vec::new();
     for p in played {
+        let p = match p {
+            Ok(p) => p,
+            Err(e) => {
+                failures.push(e.to_string());
+                continue;
+            }
+        };
         match p.points_a {
             2 => tally.wins += 1,
             1 => tally.draws += 1,
@@ -252,5 +270,6 @@ pub fn run_match(
         records,
         time_a,
         time_b,
+        failures,
     })
 }

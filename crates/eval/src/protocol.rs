@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use kvarn_game::{Game, Position, Rules, Variant};
+use kvarn_game::{Color, Game, Position, Rules, Variant};
 
 use crate::evaluation::Weights;
 use crate::search::{Engine, EngineOptions, Info, Limits, MATE_BOUND};
@@ -84,6 +84,9 @@ impl Settings {
 /// A search running in its own thread, so that `stop` and `isready` are answered.
 struct Running {
     stop: Arc<AtomicBool>,
+    /// `go infinite` (or no limit at all): runs until `stop`, and any other command
+    /// stops it rather than waiting for it.
+    infinite: bool,
     handle: JoinHandle<Engine>,
 }
 
@@ -100,7 +103,9 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(
     let out = Arc::new(Mutex::new(output));
     let mut settings = Settings {
         variant: rules.variant(),
-        flying: Some(rules.flying()),
+        // Remember flying only where it differs from the variant's default, so that a
+        // later change of variant starts from that variant's default.
+        flying: (rules.flying() != Rules::new(rules.variant()).flying()).then_some(rules.flying()),
         repetition: rules.repetition(),
         no_capture_limit: rules.no_capture_limit(),
         default_limits: Limits {
@@ -113,10 +118,16 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(
         weights: None,
     };
     let mut engine: Option<Engine> = None;
-    let mut game = Game::new(rules);
+    // `None` after a `position` command that failed: `go` then has nothing to search.
+    let mut game = Some(Game::new(rules));
     let mut running: Option<Running> = None;
-    let finish = |running: &mut Option<Running>, engine: &mut Option<Engine>| {
+    // Waits for a running search: a limited one ends by itself; an infinite one, or any
+    // one when `stop_it`, is told to stop first.
+    let finish = |running: &mut Option<Running>, engine: &mut Option<Engine>, stop_it: bool| {
         if let Some(r) = running.take() {
+            if stop_it || r.infinite {
+                r.stop.store(true, Ordering::Relaxed);
+            }
             match r.handle.join() {
                 Ok(e) => *engine = Some(e),
                 Err(_) => *engine = None,
@@ -135,20 +146,14 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(
                 continue;
             }
             "stop" => {
-                if let Some(r) = &running {
-                    r.stop.store(true, Ordering::Relaxed);
-                }
-                finish(&mut running, &mut engine);
+                finish(&mut running, &mut engine, true);
                 continue;
             }
             "quit" => {
-                if let Some(r) = &running {
-                    r.stop.store(true, Ordering::Relaxed);
-                }
-                finish(&mut running, &mut engine);
+                finish(&mut running, &mut engine, true);
                 return Ok(());
             }
-            _ => finish(&mut running, &mut engine),
+            _ => finish(&mut running, &mut engine, false),
         }
         let result: Result<(), String> = match command {
             "uci" => {
@@ -163,7 +168,7 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(
                     "option name MoveTime type spin default 1000 min 0 max 86400000".into(),
                     "option name Nodes type spin default 0 min 0 max 1000000000000".into(),
                     "option name Threads type spin default 1 min 1 max 256".into(),
-                    "option name Hash type spin default 16 min 1 max 65536".into(),
+                    "option name Hash type spin default 16 min 1 max 4096".into(),
                     "option name Seed type string default <random>".into(),
                     "option name Weights type string default <built-in>".into(),
                     "uciok".into(),
@@ -176,66 +181,91 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(
                 if let Some(e) = engine.as_mut() {
                     e.new_game();
                 }
-                settings.rules().map(|rules| game = Game::new(rules))
+                settings.rules().map(|rules| game = Some(Game::new(rules)))
             }
             "setoption" => set_option(&mut settings, &words).map(|changed_rules| {
                 // The next `go` builds an engine with the new settings.
                 engine = None;
                 if changed_rules && let Ok(rules) = settings.rules() {
-                    game = Game::new(rules);
+                    game = Some(Game::new(rules));
                 }
             }),
-            "position" => settings
-                .rules()
-                .and_then(|rules| set_position(rules, &words).map(|g| game = g)),
-            "go" => {
-                let limits = parse_go(&words, settings.default_limits);
-                match limits {
-                    Err(e) => Err(e),
-                    Ok(limits) => {
-                        if game.status().is_over() {
-                            send(&out, &format!("info string game over: {}", game.status()));
+            "position" => {
+                let parsed = settings
+                    .rules()
+                    .and_then(|rules| set_position(rules, &words));
+                game = parsed.as_ref().ok().cloned();
+                parsed.map(|_| ())
+            }
+            "go" => match (
+                parse_go(
+                    &words,
+                    &settings.default_limits,
+                    game.as_ref().map(|g| g.position().side_to_move()),
+                ),
+                &game,
+            ) {
+                (Err(e), _) => Err(e),
+                (Ok(_), None) => {
+                    send(
+                        &out,
+                        "info string error: no valid position to search (the last `position` failed)",
+                    );
+                    send(&out, "bestmove (none)");
+                    Ok(())
+                }
+                (Ok(_), Some(g)) if g.status().is_over() => {
+                    send(&out, &format!("info string game over: {}", g.status()));
+                    send(&out, "bestmove (none)");
+                    Ok(())
+                }
+                (Ok((limits, infinite)), Some(g)) => {
+                    let built = match engine.take() {
+                        Some(e) if e.rules() == g.rules() => Ok(e),
+                        _ => new_engine(&settings, *g.rules()),
+                    };
+                    match built {
+                        Err(e) => {
+                            send(&out, &format!("info string error: {e}"));
                             send(&out, "bestmove (none)");
                             Ok(())
-                        } else {
-                            let mut eng = match engine.take() {
-                                Some(e) if e.rules() == game.rules() => e,
-                                _ => match new_engine(&settings, *game.rules()) {
-                                    Ok(e) => e,
-                                    Err(e) => {
-                                        send(&out, &format!("info string error: {e}"));
-                                        send(&out, "bestmove (none)");
-                                        continue;
-                                    }
-                                },
-                            };
+                        }
+                        Ok(mut eng) => {
                             let stop = Arc::new(AtomicBool::new(false));
                             let stop2 = Arc::clone(&stop);
                             let out2 = Arc::clone(&out);
-                            let g = game.clone();
+                            let g = g.clone();
                             let handle = std::thread::spawn(move || {
                                 let result = eng.search(&g, limits, Some(&stop2), |info| {
                                     send(&out2, &info_line(info));
                                 });
+                                // An infinite search answers only when told to stop.
+                                while infinite && !stop2.load(Ordering::Relaxed) {
+                                    std::thread::sleep(Duration::from_millis(5));
+                                }
                                 match result.and_then(|i| i.pv.first().copied()) {
                                     Some(m) => send(&out2, &format!("bestmove {m}")),
                                     None => send(&out2, "bestmove (none)"),
                                 }
                                 eng
                             });
-                            running = Some(Running { stop, handle });
+                            running = Some(Running {
+                                stop,
+                                infinite,
+                                handle,
+                            });
                             Ok(())
                         }
                     }
                 }
-            }
+            },
             other => Err(format!("unknown command `{other}`")),
         };
         if let Err(e) = result {
             send(&out, &format!("info string error: {e}"));
         }
     }
-    finish(&mut running, &mut engine);
+    finish(&mut running, &mut engine, false);
     Ok(())
 }
 
@@ -332,7 +362,7 @@ fn set_option(s: &mut Settings, words: &[&str]) -> Result<bool, String> {
             Ok(false)
         }
         "hash" => {
-            s.hash_mb = number(&value)?.clamp(1, 65_536) as usize;
+            s.hash_mb = number(&value)?.clamp(1, 4096) as usize;
             Ok(false)
         }
         "seed" => {
@@ -380,10 +410,17 @@ fn set_position(rules: Rules, words: &[&str]) -> Result<Game, String> {
     Ok(game)
 }
 
-/// `go [depth N] [movetime MS] [nodes N] [infinite]`.
-fn parse_go(words: &[&str], defaults: Limits) -> Result<Limits, String> {
+/// `go [depth N] [movetime MS] [nodes N] [infinite] [wtime MS btime MS winc MS binc MS]`:
+/// the limits, and whether the search runs until `stop`. With only clock times, the
+/// search takes a twentieth of the mover's time plus half its increment.
+fn parse_go(
+    words: &[&str],
+    defaults: &Limits,
+    mover: Option<Color>,
+) -> Result<(Limits, bool), String> {
     let mut limits = Limits::default();
     let mut infinite = false;
+    let mut clock = [None::<u64>; 4]; // wtime, btime, winc, binc
     let mut i = 1;
     while i < words.len() {
         let value = || {
@@ -404,17 +441,29 @@ fn parse_go(words: &[&str], defaults: Limits) -> Result<Limits, String> {
                 i += 1;
                 continue;
             }
-            // Clock fields of UCI (wtime, btime, ...) are read and ignored: the search
-            // uses MoveTime when it gets no limit it understands.
-            "wtime" | "btime" | "winc" | "binc" | "movestogo" => {}
+            "wtime" => clock[0] = Some(value()?),
+            "btime" => clock[1] = Some(value()?),
+            "winc" => clock[2] = Some(value()?),
+            "binc" => clock[3] = Some(value()?),
+            "movestogo" => {
+                value()?;
+            }
             other => return Err(format!("unknown go parameter `{other}`")),
         }
         i += 2;
     }
     if limits == Limits::default() && !infinite {
-        limits = defaults;
+        limits = *defaults;
+        let own = match mover {
+            Some(Color::Black) => (clock[1], clock[3]),
+            _ => (clock[0], clock[2]),
+        };
+        if let (Some(time), inc) = own {
+            let budget = time / 20 + inc.unwrap_or(0) / 2;
+            limits.movetime = Some(Duration::from_millis(budget.clamp(10, time.max(10))));
+        }
     }
-    Ok(limits)
+    Ok((limits, infinite))
 }
 
 /// Whether an `info` score string is a forced result (for tests and clients).

@@ -159,3 +159,17 @@ fn a_match_is_reproducible_from_its_seed() {
         .records;
     assert_ne!(first, other);
 }
+
+#[test]
+fn openings_longer_than_games_stop_before_the_end() {
+    let rules = Rules::new(Variant::Six);
+    let lines = openings(&rules, 3, 400, 1);
+    assert_eq!(lines.len(), 3);
+    for line in lines {
+        let mut g = Game::new(rules);
+        for m in line {
+            g.play(m).unwrap();
+        }
+        assert!(!g.status().is_over());
+    }
+}

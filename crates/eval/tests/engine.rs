@@ -244,3 +244,170 @@ fn weights_load_from_a_file_and_bad_files_are_refused() {
     let e = Weights::load(&dir.path().join("missing.toml")).unwrap_err();
     assert!(e.to_string().contains("missing.toml"), "{e}");
 }
+
+/// Drives `serve` through a pipe, as a GUI would: sends lines and waits for answers.
+struct Driver {
+    input: std::io::PipeWriter,
+    out: Shared,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Driver {
+    fn start(rules: Rules) -> Driver {
+        let (reader, input) = std::io::pipe().unwrap();
+        let out = Shared::default();
+        let out2 = out.clone();
+        let thread = std::thread::spawn(move || {
+            kvarn_eval::protocol::serve(rules, std::io::BufReader::new(reader), out2).unwrap();
+        });
+        Driver {
+            input,
+            out,
+            thread: Some(thread),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        use std::io::Write;
+        writeln!(self.input, "{line}").unwrap();
+    }
+
+    fn lines(&self) -> Vec<String> {
+        String::from_utf8(self.out.0.lock().unwrap().clone())
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+
+    /// Waits until `n` lines start with `prefix`; returns the last of them.
+    fn wait(&self, prefix: &str, n: usize) -> String {
+        let t = Instant::now();
+        loop {
+            let found: Vec<String> = self
+                .lines()
+                .into_iter()
+                .filter(|l| l.starts_with(prefix))
+                .collect();
+            if found.len() >= n {
+                return found[n - 1].clone();
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "no {prefix} #{n} in {:?}",
+                self.lines()
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        self.thread.take().unwrap().join().unwrap();
+    }
+}
+
+#[test]
+fn the_protocol_plays_a_whole_game() {
+    let rules = Rules::new(Variant::Six);
+    let mut d = Driver::start(rules);
+    d.send("setoption name Variant value six");
+    d.send("setoption name Seed value 5");
+    let mut game = Game::new(rules);
+    let mut answers = 0;
+    while !game.status().is_over() {
+        let moves: Vec<String> = game.moves().map(|m| m.to_string()).collect();
+        d.send(&format!("position startpos moves {}", moves.join(" ")));
+        d.send("go depth 2");
+        answers += 1;
+        let line = d.wait("bestmove", answers);
+        let mv: Move = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        game.play(mv).unwrap();
+    }
+    let moves: Vec<String> = game.moves().map(|m| m.to_string()).collect();
+    d.send(&format!("position startpos moves {}", moves.join(" ")));
+    d.send("go depth 1");
+    assert_eq!(d.wait("bestmove", answers + 1), "bestmove (none)");
+    d.quit();
+}
+
+#[test]
+fn stop_ends_an_infinite_search_and_other_commands_do_not_hang() {
+    let mut d = Driver::start(Rules::new(Variant::Nine));
+    d.send("position startpos moves d6 d2");
+    d.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        !d.lines().iter().any(|l| l.starts_with("bestmove")),
+        "waits for stop"
+    );
+    d.send("isready");
+    d.wait("readyok", 1);
+    d.send("stop");
+    let best = d.wait("bestmove", 1);
+    assert_ne!(best, "bestmove (none)");
+    // Another command during an infinite search stops it rather than waiting forever.
+    d.send("go infinite");
+    d.send("position startpos");
+    d.wait("bestmove", 2);
+    d.quit();
+}
+
+#[test]
+fn a_failed_position_leaves_nothing_to_search() {
+    let mut d = Driver::start(Rules::new(Variant::Nine));
+    d.send("position startpos moves d6 d2 f6");
+    d.send("position startpos moves d6 d6");
+    d.send("go depth 2");
+    assert_eq!(d.wait("bestmove", 1), "bestmove (none)");
+    assert!(d.lines().iter().any(|l| l.contains("d6 is occupied")));
+    d.quit();
+}
+
+#[test]
+fn switching_variants_restores_each_variants_flying_default() {
+    let mut d = Driver::start(Rules::new(Variant::Six));
+    d.send("setoption name Variant value nine");
+    // White has three men and no men in hand: with flying on it may fly anywhere.
+    d.send("position fen WW.W..../......../B...B.B. w 0/0 - 0 40 moves a7-e5");
+    d.send("go depth 1");
+    assert_ne!(d.wait("bestmove", 1), "bestmove (none)", "{:?}", d.lines());
+    assert!(
+        !d.lines()
+            .iter()
+            .any(|l| l.contains("a7 and e5 are not joined")),
+        "flying is on again in Nine: {:?}",
+        d.lines()
+    );
+    d.quit();
+}
+
+#[test]
+fn threads_search_within_a_node_limit() {
+    let rules = Rules::new(Variant::Nine);
+    let mut g = Game::new(rules);
+    g.play_text("d6 d2 b6 f4 f6 xd2 d7 b4 g4 e4").unwrap();
+    let mut engine = Engine::new(
+        rules,
+        EngineOptions {
+            threads: 2,
+            seed: Some(1),
+            ..EngineOptions::default()
+        },
+    );
+    for nodes in [3_000, 30_000] {
+        let info = best(
+            &mut engine,
+            &g,
+            Limits {
+                nodes: Some(nodes),
+                ..Limits::default()
+            },
+        );
+        assert!(info.nodes <= nodes + 2 * 1_024, "{} > {nodes}", info.nodes);
+        g.check_move(info.pv[0]).unwrap();
+    }
+    let info = best(&mut engine, &g, depth(6));
+    assert!(info.depth >= 6);
+    g.check_move(info.pv[0]).unwrap();
+}

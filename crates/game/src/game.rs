@@ -98,6 +98,20 @@ impl Game {
         self.top().occurrences
     }
 
+    /// Whether the current position also occurred at or after decision `ply` (0 = the
+    /// start position), before now. Searches use it to tell a repetition inside their own
+    /// line from one that reaches back into the game before the search began.
+    pub fn repeats_since(&self, ply: usize) -> bool {
+        let top = self.top();
+        if top.occurrences < 2 {
+            return false;
+        }
+        let key = top.pos.key();
+        let now = self.frames.len() - 1;
+        let from = ply.max(top.rep_base as usize);
+        self.frames[from..now].iter().any(|f| f.pos.key() == key)
+    }
+
     /// The moves played since the start position, in order.
     pub fn moves(&self) -> impl DoubleEndedIterator<Item = Move> + ExactSizeIterator + '_ {
         self.frames[1..]

@@ -249,7 +249,7 @@ fn play_answers_a_bad_move_with_the_reason_and_the_legal_moves() {
         .stdin
         .take()
         .unwrap()
-        .write_all(b"a7\nb6\nquit\n")
+        .write_all(b"a7\nb6 d6\nb6\nquit\n")
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
@@ -259,6 +259,7 @@ fn play_answers_a_bad_move_with_the_reason_and_the_legal_moves() {
         "{text}"
     );
     assert!(text.contains("legal moves: b6 d6 f6"), "{text}");
+    assert!(text.contains("one move at a time"), "{text}");
     assert!(text.contains("random plays"), "{text}");
     assert!(
         text.contains("W"),

@@ -210,11 +210,14 @@ struct Worker<'a> {
     pending_nodes: u64,
     aborted: bool,
     rng: Pcg64Mcg,
+    /// Decisions played in the game before the search began.
+    root_ply: usize,
 }
 
 impl<'a> Worker<'a> {
     fn new(shared: &'a Shared<'a>, game: Game, seed: u64) -> Worker<'a> {
         let space = ActionSpace::new(&shared.rules);
+        let root_ply = game.ply();
         Worker {
             shared,
             game,
@@ -224,6 +227,7 @@ impl<'a> Worker<'a> {
             pending_nodes: 0,
             aborted: false,
             rng: Pcg64Mcg::seed_from_u64(seed),
+            root_ply,
         }
     }
 
@@ -298,6 +302,7 @@ impl<'a> Worker<'a> {
         mut alpha: i32,
         beta: i32,
     ) -> (i32, Move) {
+        let original_alpha = alpha;
         let us = self.game.position().side_to_move();
         let mut best = (-INF, root[0]);
         for (i, &mv) in root.iter().enumerate() {
@@ -331,6 +336,8 @@ impl<'a> Worker<'a> {
         if !self.aborted {
             let bound = if best.0 >= beta {
                 Bound::Lower
+            } else if best.0 <= original_alpha {
+                Bound::Upper
             } else {
                 Bound::Exact
             };
@@ -421,9 +428,13 @@ impl<'a> Worker<'a> {
                 };
             }
         }
-        // A position seen before will be seen again if either side wants it: score it as
-        // the draw that the repetition rule makes of it.
-        if self.shared.rules.repetition() && self.game.occurrences() >= 2 {
+        // A position met again inside the searched line can be repeated once more by the
+        // side that wants it: score it as the draw the repetition rule makes of it. A
+        // position that occurred only before the search began is not a draw yet.
+        if self.shared.rules.repetition()
+            && self.game.occurrences() >= 2
+            && self.game.repeats_since(self.root_ply)
+        {
             return 0;
         }
         let pending = self.game.position().pending_removal();

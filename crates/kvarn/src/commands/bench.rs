@@ -247,11 +247,14 @@ fn middle_games(rules: Rules, n: usize, seed: u64) -> Vec<Game> {
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
         let mut game = Game::new(rules);
-        let placing = 2 * rules.men() as usize;
-        let target = placing + 4 + rng.random_range(0..10);
-        while game.ply() < target && !game.status().is_over() {
+        let mut after_placing = 4 + rng.random_range(0..10);
+        while after_placing > 0 && !game.status().is_over() {
             let moves = game.legal_moves();
             game.play_unchecked(moves[rng.random_range(0..moves.len())]);
+            let p = game.position();
+            if p.in_hand(kvarn_game::Color::White) + p.in_hand(kvarn_game::Color::Black) == 0 {
+                after_placing -= 1;
+            }
         }
         if !game.status().is_over() && !game.position().pending_removal() {
             out.push(game);

@@ -93,5 +93,15 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         report.mean_time_b().as_secs_f64() * 1e3
     );
     println!("records: {}", args.out.display());
+    if !report.failures.is_empty() {
+        for f in &report.failures {
+            eprintln!("failed: {f}");
+        }
+        anyhow::bail!(
+            "{} of {} games failed and are not counted",
+            report.failures.len(),
+            args.games
+        );
+    }
     Ok(())
 }

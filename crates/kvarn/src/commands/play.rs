@@ -125,6 +125,10 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
             if text.is_empty() {
                 continue;
             }
+            if text.split_whitespace().count() > 1 {
+                println!("one move at a time, please (a removal may follow: b2xf4)\n");
+                continue;
+            }
             let before = game.ply();
             if let Err(e) = game.play_text(text) {
                 // A combined token may have played its first half before failing.
