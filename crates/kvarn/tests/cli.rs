@@ -5,6 +5,22 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+/// Runs `kvarn` with `input` on its standard input; returns success and standard output.
+fn kvarn_with_input(args: &[&str], input: &[u8]) -> (bool, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("kvarn runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
 fn kvarn(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
         .args(args)
@@ -54,22 +70,12 @@ fn moves_reports_a_finished_game_with_its_reason() {
 
 #[test]
 fn stdin_mode_answers_every_line_and_names_the_bad_move() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .args(["moves", "--stdin"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"d6 d2\nd6 d6\n\nd6 zz\n\xff\xfe d6\nd6\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let lines: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
+    let (ok, out) = kvarn_with_input(
+        &["moves", "--stdin"],
+        b"d6 d2\nd6 d6\n\nd6 zz\n\xff\xfe d6\nd6\n",
+    );
+    assert!(ok);
+    let lines: Vec<Value> = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
@@ -231,8 +237,8 @@ fn a_bad_agent_spec_is_refused() {
 
 #[test]
 fn play_answers_a_bad_move_with_the_reason_and_the_legal_moves() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .args([
+    let (ok, text) = kvarn_with_input(
+        &[
             "play",
             "--variant",
             "six",
@@ -240,20 +246,10 @@ fn play_answers_a_bad_move_with_the_reason_and_the_legal_moves() {
             "random",
             "--as",
             "white",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"a7\nb6 d6\nb6\nquit\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+        ],
+        b"a7\nb6 d6\nb6\nquit\n",
+    );
+    assert!(ok);
     assert!(
         text.contains("a7 is not a point of the Six Men's Morris"),
         "{text}"
