@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use kvarn_game::{ActionSpace, Game, Move, MoveList, Rules, Status};
+use arrayvec::ArrayVec;
+use kvarn_game::{ActionSpace, Game, MAX_MOVES, Move, MoveList, Rules, Status};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -524,11 +525,11 @@ impl<'a> Worker<'a> {
         tt_move: Option<Move>,
         ply: usize,
         us: kvarn_game::Color,
-    ) -> Vec<(i32, Move)> {
+    ) -> ArrayVec<(i32, Move), MAX_MOVES> {
         let rules = &self.shared.rules;
         let board = rules.board();
         let pos = self.game.position();
-        let mut scored: Vec<(i32, Move)> = moves
+        let mut scored: ArrayVec<(i32, Move), MAX_MOVES> = moves
             .iter()
             .map(|&mv| {
                 let score = if Some(mv) == tt_move {
