@@ -8,26 +8,41 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::EvalError;
 
-/// The weights of one phase, in hundredths of a man.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One number per evaluation term. For a side, how many of each it has (see [`terms`]);
+/// for a phase, what each is worth in hundredths of a man (see [`Weights`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PhaseWeights {
-    /// Each man left, on the board or in hand.
+pub struct Terms {
+    /// Men left, on the board or in hand.
     pub men: i32,
-    /// Each slide the side could make (how free its men are).
+    /// Slides the side could make (how free its men are).
     pub mobility: i32,
-    /// Each complete mill.
+    /// Complete mills.
     pub closed_mills: i32,
-    /// Each mill line holding two of the side's men and an empty third point.
+    /// Mill lines holding two of the side's men and an empty third point.
     pub open_mills: i32,
-    /// Each such line the side can close on its next move.
+    /// Such lines the side can close on its next move.
     pub mill_threats: i32,
-    /// Each man that can swing between two mills, closing one on every move.
+    /// Men that can swing between two mills, closing one on every move.
     pub double_mills: i32,
-    /// Each man with no empty neighbour (counted in the moving phase only).
+    /// Men with no empty neighbour (counted in the moving phase only).
     pub blocked_men: i32,
-    /// Being able to fly.
+    /// Whether the side may fly (1 or 0).
     pub flying: i32,
+}
+
+impl Terms {
+    /// The weighted sum: `self` as counts, `weights` as the worth of each.
+    pub fn weighted(&self, weights: &Terms) -> i32 {
+        weights.men * self.men
+            + weights.mobility * self.mobility
+            + weights.closed_mills * self.closed_mills
+            + weights.open_mills * self.open_mills
+            + weights.mill_threats * self.mill_threats
+            + weights.double_mills * self.double_mills
+            + weights.blocked_men * self.blocked_men
+            + weights.flying * self.flying
+    }
 }
 
 /// Weights for the three phases of the game.
@@ -35,17 +50,17 @@ pub struct PhaseWeights {
 #[serde(deny_unknown_fields)]
 pub struct Weights {
     /// While either player has men in hand.
-    pub placing: PhaseWeights,
+    pub placing: Terms,
     /// Once all men are placed and neither player may fly.
-    pub moving: PhaseWeights,
+    pub moving: Terms,
     /// Once a player may fly.
-    pub flying: PhaseWeights,
+    pub flying: Terms,
 }
 
 impl Default for Weights {
     fn default() -> Weights {
         Weights {
-            placing: PhaseWeights {
+            placing: Terms {
                 men: 100,
                 mobility: 3,
                 closed_mills: 20,
@@ -55,7 +70,7 @@ impl Default for Weights {
                 blocked_men: -4,
                 flying: 0,
             },
-            moving: PhaseWeights {
+            moving: Terms {
                 men: 100,
                 mobility: 8,
                 closed_mills: 25,
@@ -65,7 +80,7 @@ impl Default for Weights {
                 blocked_men: -12,
                 flying: 0,
             },
-            flying: PhaseWeights {
+            flying: Terms {
                 men: 100,
                 mobility: 0,
                 closed_mills: 15,
@@ -97,7 +112,7 @@ impl Weights {
     }
 
     /// The weights of the phase `pos` is in.
-    pub fn for_position(&self, rules: &Rules, pos: &Position) -> &PhaseWeights {
+    pub fn for_position(&self, rules: &Rules, pos: &Position) -> &Terms {
         if pos.in_hand(Color::White) + pos.in_hand(Color::Black) > 0 {
             &self.placing
         } else if pos.can_fly(rules, Color::White) || pos.can_fly(rules, Color::Black) {
@@ -106,27 +121,6 @@ impl Weights {
             &self.moving
         }
     }
-}
-
-/// The terms for one side, as counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Terms {
-    /// Men on the board and in hand.
-    pub men: i32,
-    /// Possible slides.
-    pub mobility: i32,
-    /// Complete mills.
-    pub closed_mills: i32,
-    /// Lines with two men and an empty point.
-    pub open_mills: i32,
-    /// Such lines closable next move.
-    pub mill_threats: i32,
-    /// Men that swing between two mills.
-    pub double_mills: i32,
-    /// Men with no empty neighbour (moving phase).
-    pub blocked_men: i32,
-    /// 1 if the side may fly.
-    pub flying: i32,
 }
 
 /// Counts the terms for `color`.
@@ -188,20 +182,9 @@ fn double_mill_men(board: &Board, ours: Bitboard, closed: Bitboard, empty: Bitbo
     n
 }
 
-fn weighted(w: &PhaseWeights, t: &Terms) -> i32 {
-    w.men * t.men
-        + w.mobility * t.mobility
-        + w.closed_mills * t.closed_mills
-        + w.open_mills * t.open_mills
-        + w.mill_threats * t.mill_threats
-        + w.double_mills * t.double_mills
-        + w.blocked_men * t.blocked_men
-        + w.flying * t.flying
-}
-
 /// The evaluation of `pos` for the player to move, in hundredths of a man.
 pub fn evaluate(rules: &Rules, weights: &Weights, pos: &Position) -> i32 {
     let w = weights.for_position(rules, pos);
     let us = pos.side_to_move();
-    weighted(w, &terms(rules, pos, us)) - weighted(w, &terms(rules, pos, us.opposite()))
+    terms(rules, pos, us).weighted(w) - terms(rules, pos, us.opposite()).weighted(w)
 }

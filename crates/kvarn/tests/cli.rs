@@ -21,6 +21,16 @@ fn kvarn_with_input(args: &[&str], input: &[u8]) -> (bool, String) {
     )
 }
 
+/// The `legal` list of a `kvarn moves` answer.
+fn legal_of(v: &Value) -> Vec<&str> {
+    v["legal"]
+        .as_array()
+        .expect("a legal list")
+        .iter()
+        .map(|m| m.as_str().expect("moves are strings"))
+        .collect()
+}
+
 fn kvarn(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
         .args(args)
@@ -41,12 +51,7 @@ fn moves_reports_legal_moves_status_side_and_position() {
     assert_eq!(v["status"], "ongoing");
     assert_eq!(v["to_move"], "white");
     assert_eq!(v["pending_removal"], true);
-    let legal: Vec<&str> = v["legal"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
+    let legal = legal_of(&v);
     assert_eq!(legal, ["xd2", "xb2"], "in action-index order");
     assert_eq!(v["position"], "WWW..BB./........ w 3/4 x 4 4");
 }
@@ -179,12 +184,7 @@ fn legal_moves_come_in_action_index_order() {
     ]);
     assert!(ok, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    let legal: Vec<&str> = v["legal"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
+    let legal = legal_of(&v);
     assert_eq!(
         legal,
         [
