@@ -29,7 +29,7 @@ use std::time::Duration;
 use kvarn_game::{Color, Game, Position, Rules, Variant};
 
 use crate::evaluation::Weights;
-use crate::search::{Engine, EngineOptions, Info, Limits, MATE_BOUND};
+use crate::search::{Engine, EngineOptions, Info, Limits};
 
 /// Writes a line to the shared output and flushes it.
 fn send<W: Write>(out: &Mutex<W>, line: &str) {
@@ -464,9 +464,4 @@ fn parse_go(
         }
     }
     Ok((limits, infinite))
-}
-
-/// Whether an `info` score string is a forced result (for tests and clients).
-pub fn is_mate_score(score: i32) -> bool {
-    score.abs() > MATE_BOUND
 }

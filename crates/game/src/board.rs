@@ -377,6 +377,7 @@ impl Board {
     }
 
     /// Dense index 0..len of a point, used by the action space and the input encoding.
+    /// `sq` must be a point of this board ([`Board::has`]).
     #[inline]
     pub fn local_index(&self, sq: Square) -> usize {
         sq.index() - 8 * self.first_ring as usize
