@@ -22,5 +22,6 @@ pub mod matches;
 pub mod protocol;
 pub mod records;
 pub mod search;
+pub mod solver;
 
 pub use error::EvalError;

@@ -1,0 +1,155 @@
+//! Retrograde analysis of the moving phase of one pair of men counts: White to move and
+//! Black to move together, since slides lead from one to the other and back.
+//!
+//! Every position starts with a counter of its successors inside the pair. Results spread
+//! backwards level by level, in order of distance: a position with a successor lost for
+//! the opponent is won one decision later; one whose successors are all won for the
+//! opponent is lost one decision after the slowest of them. Successors outside the pair
+//! (a slide that closes a mill leads to a removal, already solved) enter as results at
+//! their own distance. Whatever is left when no level has news is a draw.
+
+use kvarn_game::{Bitboard, Color, Position};
+
+use super::index::{index_of_men, position_at, size};
+use super::{Solver, Subspace, Value, terminal_value};
+
+/// A result waiting at its distance: which side's table, which index, which value.
+type Pending = (usize, u32, Value);
+
+/// Solves the two subspaces of `unit` (White to move, Black to move; same counts, no men
+/// in hand, no pending removal), returning their packed tables.
+pub(super) fn solve_unit(solver: &Solver, unit: [Subspace; 2]) -> [Vec<u16>; 2] {
+    let rules = solver.rules;
+    let board = rules.board();
+    let n = size(board, &unit[0]);
+    let mut value: [Vec<Option<Value>>; 2] = [vec![None; n], vec![None; n]];
+    let mut counter: [Vec<u16>; 2] = [vec![0; n], vec![0; n]];
+    let mut slowest: [Vec<u16>; 2] = [vec![0; n], vec![0; n]];
+    let mut cannot_lose: [Vec<bool>; 2] = [vec![false; n], vec![false; n]];
+    let mut levels: Vec<Vec<Pending>> = Vec::new();
+
+    for side in 0..2 {
+        for i in 0..n {
+            let Some(pos) = position_at(&rules, &unit[side], i) else {
+                continue;
+            };
+            if let Some(v) = terminal_value(&rules, &pos) {
+                schedule(&mut levels, distance(v), (side, i as u32, v));
+                continue;
+            }
+            for &m in pos.legal_moves(&rules).iter() {
+                let mut next = pos;
+                next.play_unchecked(&rules, m);
+                let outside = if next.pending_removal() {
+                    solver.value(&next)
+                } else {
+                    terminal_value(&rules, &next)
+                };
+                match outside {
+                    None => counter[side][i] += 1,
+                    Some(v) => match v.back(next.side_to_move() == pos.side_to_move()) {
+                        Value::Win(d) => {
+                            cannot_lose[side][i] = true;
+                            schedule(&mut levels, d, (side, i as u32, Value::Win(d)));
+                        }
+                        Value::Draw => cannot_lose[side][i] = true,
+                        Value::Loss(d) => slowest[side][i] = slowest[side][i].max(d),
+                    },
+                }
+            }
+            if counter[side][i] == 0 && !cannot_lose[side][i] {
+                let d = slowest[side][i];
+                schedule(&mut levels, d, (side, i as u32, Value::Loss(d)));
+            }
+        }
+    }
+
+    let mut level = 0;
+    while level < levels.len() {
+        let todo = std::mem::take(&mut levels[level]);
+        for (side, i, v) in todo {
+            let i = i as usize;
+            if value[side][i].is_some() {
+                continue;
+            }
+            value[side][i] = Some(v);
+            let pos = position_at(&rules, &unit[side], i).expect("scheduled positions exist");
+            let prev = 1 - side;
+            for_each_predecessor(&rules, &pos, |white, black| {
+                let j = index_of_men(board, white, black);
+                if value[prev][j].is_some() {
+                    return;
+                }
+                match v {
+                    Value::Loss(d) => {
+                        schedule(&mut levels, d + 1, (prev, j as u32, Value::Win(d + 1)))
+                    }
+                    Value::Win(d) => {
+                        counter[prev][j] -= 1;
+                        slowest[prev][j] = slowest[prev][j].max(d + 1);
+                        if counter[prev][j] == 0 && !cannot_lose[prev][j] {
+                            let l = slowest[prev][j];
+                            schedule(&mut levels, l, (prev, j as u32, Value::Loss(l)));
+                        }
+                    }
+                    // Draws are what is left at the end; none is ever scheduled.
+                    Value::Draw => {}
+                }
+            });
+        }
+        level += 1;
+    }
+
+    value.map(|t| {
+        t.into_iter()
+            .map(|v| v.unwrap_or(Value::Draw).pack())
+            .collect()
+    })
+}
+
+/// Puts `item` in the level of distance `d`.
+fn schedule(levels: &mut Vec<Vec<Pending>>, d: u16, item: Pending) {
+    let d = d as usize;
+    if levels.len() <= d {
+        levels.resize_with(d + 1, Vec::new);
+    }
+    levels[d].push(item);
+}
+
+fn distance(v: Value) -> u16 {
+    match v {
+        Value::Win(d) | Value::Loss(d) => d,
+        Value::Draw => 0,
+    }
+}
+
+/// Calls `f(white, black)` for each position from which the previous mover reached `pos`
+/// by a slide or fly that closed no mill (one that closed a mill would have left a
+/// removal pending).
+fn for_each_predecessor(
+    rules: &kvarn_game::Rules,
+    pos: &Position,
+    mut f: impl FnMut(Bitboard, Bitboard),
+) {
+    let board = rules.board();
+    let mover = pos.side_to_move().opposite();
+    let theirs = pos.men(mover);
+    let empty = pos.empty(board);
+    let in_mills = board.men_in_mills(theirs);
+    let flew = rules.flying() && theirs.count() == 3;
+    for x in theirs & !in_mills {
+        let origins = if flew {
+            empty
+        } else {
+            board.adjacent(x) & empty
+        };
+        for y in origins {
+            let moved = theirs ^ Bitboard::from_square(x) ^ Bitboard::from_square(y);
+            let (white, black) = match mover {
+                Color::White => (moved, pos.men(Color::Black)),
+                Color::Black => (pos.men(Color::White), moved),
+            };
+            f(white, black);
+        }
+    }
+}
