@@ -1,8 +1,9 @@
-//! Positions numbered within a subspace by combinatorial ranking: the rank of White's
-//! point set among the board's `n` points, times the number of Black sets, plus the rank
-//! of Black's set among the `n - w` points White leaves free.
+//! Positions numbered within a subspace by combinatorial ranking, reduced by the board's
+//! 16 symmetries (see [`Indexer`]).
 
-use kvarn_game::{Bitboard, Board, Color, Position, Rules, Setup};
+use std::sync::OnceLock;
+
+use kvarn_game::{Bitboard, Board, Color, Position, Rules, SYMMETRY_COUNT, Setup};
 
 use super::Subspace;
 
@@ -83,12 +84,6 @@ fn deposit(x: u32, mask: u32) -> u32 {
     out
 }
 
-/// Number of positions in a subspace.
-pub fn size(board: &Board, s: &Subspace) -> usize {
-    let n = board.len();
-    (choose(n, s.w_on as usize) * choose(n - s.w_on as usize, s.b_on as usize)) as usize
-}
-
 /// Dense bits of the board's points (bit i = point of local index i).
 fn dense(board: &Board, bb: Bitboard) -> u32 {
     bb.bits() >> (24 - board.len())
@@ -98,40 +93,134 @@ fn sparse(board: &Board, bits: u32) -> Bitboard {
     Bitboard::from_bits(bits << (24 - board.len())).expect("dense bits stay on the board")
 }
 
-/// The index of `pos` within its subspace.
-pub fn index_of(board: &Board, pos: &Position) -> usize {
-    index_of_men(board, pos.men(Color::White), pos.men(Color::Black))
+/// The canonical White sets of one size, and how every White set maps onto one.
+struct WhiteTable {
+    /// Canonical sets (the least image under the 16 symmetries), in increasing order.
+    canonical: Vec<u32>,
+    /// For each set, by colex rank: the index of its canonical set and, as a bit mask, the
+    /// symmetries that map it there (more than one when the canonical set is symmetric).
+    by_rank: Vec<(u32, u16)>,
 }
 
-/// The index of the position with these men within its subspace.
-pub fn index_of_men(board: &Board, white: Bitboard, black: Bitboard) -> usize {
-    let n = board.len();
-    let w = dense(board, white);
-    let b = dense(board, black);
-    let free = !w & ((1u32 << n) - 1);
-    let b_count = b.count_ones() as usize;
-    let w_count = w.count_ones() as usize;
-    (rank(w) * choose(n - w_count, b_count) + rank(extract(b, free))) as usize
+/// Numbers positions of one board within subspaces, up to the 16 board symmetries: the
+/// rank of White's canonical set, times the number of Black sets, plus the rank of
+/// Black's set among the free points, taken at its least over the symmetries that keep
+/// White's set canonical. Every symmetry class of positions gets exactly one index;
+/// indices of other arrangements are unused ([`Indexer::position_at`] answers `None`).
+pub struct Indexer {
+    board: &'static Board,
+    /// `perm[s][i]`: the dense index of the image of dense point `i` under symmetry `s`.
+    perm: [[u8; 24]; SYMMETRY_COUNT],
+    tables: [OnceLock<WhiteTable>; 25],
 }
 
-/// The position with index `i` of subspace `s`, or `None` when it is not a position of the
-/// rules (a pending removal without a mill, say).
-pub fn position_at(rules: &Rules, s: &Subspace, i: usize) -> Option<Position> {
-    let board = rules.board();
-    let n = board.len();
-    let per_white = choose(n - s.w_on as usize, s.b_on as usize);
-    let w = unrank(i as u64 / per_white, s.w_on as usize);
-    let free = !w & ((1u32 << n) - 1);
-    let b = deposit(unrank(i as u64 % per_white, s.b_on as usize), free);
-    let setup = Setup {
-        men: [sparse(board, w), sparse(board, b)],
-        in_hand: [s.w_hand, s.b_hand],
-        side: s.side,
-        pending_removal: s.pending,
-        no_capture: 0,
-        turns: 0,
-    };
-    Position::from_setup(rules, &setup).ok()
+impl Indexer {
+    /// The indexer of a board.
+    pub fn new(board: &'static Board) -> Indexer {
+        let mut perm = [[0u8; 24]; SYMMETRY_COUNT];
+        for (s, row) in perm.iter_mut().enumerate() {
+            for sq in board.squares() {
+                row[board.local_index(sq)] = board.local_index(board.map_square(s, sq)) as u8;
+            }
+        }
+        Indexer {
+            board,
+            perm,
+            tables: std::array::from_fn(|_| OnceLock::new()),
+        }
+    }
+
+    fn transform(&self, sym: usize, mut bits: u32) -> u32 {
+        let mut out = 0;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            out |= 1 << self.perm[sym][i];
+            bits &= bits - 1;
+        }
+        out
+    }
+
+    fn table(&self, whites: usize) -> &WhiteTable {
+        self.tables[whites].get_or_init(|| {
+            let n = self.board.len();
+            let count = choose(n, whites) as usize;
+            let mut canonical = Vec::new();
+            let mut id_of_rank = vec![u32::MAX; count];
+            let mut by_rank = Vec::with_capacity(count);
+            for r in 0..count {
+                let set = unrank(r as u64, whites);
+                let least = (0..SYMMETRY_COUNT)
+                    .map(|s| self.transform(s, set))
+                    .min()
+                    .unwrap_or(set);
+                let mask = (0..SYMMETRY_COUNT)
+                    .filter(|&s| self.transform(s, set) == least)
+                    .fold(0u16, |m, s| m | 1 << s);
+                if least == set {
+                    id_of_rank[r] = canonical.len() as u32;
+                    canonical.push(set);
+                }
+                // Colex order is numeric order, so the least image ranks no later than r.
+                by_rank.push((id_of_rank[rank(least) as usize], mask));
+            }
+            WhiteTable { canonical, by_rank }
+        })
+    }
+
+    /// Number of indices of a subspace.
+    pub fn size(&self, s: &Subspace) -> usize {
+        let n = self.board.len();
+        self.table(s.w_on as usize).canonical.len()
+            * choose(n - s.w_on as usize, s.b_on as usize) as usize
+    }
+
+    /// The index of the position with these men within its subspace.
+    pub fn index_of_men(&self, white: Bitboard, black: Bitboard) -> usize {
+        let n = self.board.len();
+        let w = dense(self.board, white);
+        let b = dense(self.board, black);
+        let w_count = w.count_ones() as usize;
+        let b_count = b.count_ones() as usize;
+        let table = self.table(w_count);
+        let (id, mut syms) = table.by_rank[rank(w) as usize];
+        let free = !table.canonical[id as usize] & ((1u32 << n) - 1);
+        let mut best = u64::MAX;
+        while syms != 0 {
+            let s = syms.trailing_zeros() as usize;
+            syms &= syms - 1;
+            best = best.min(rank(extract(self.transform(s, b), free)));
+        }
+        (id as u64 * choose(n - w_count, b_count) + best) as usize
+    }
+
+    /// The index of `pos` within its subspace.
+    pub fn index_of(&self, pos: &Position) -> usize {
+        self.index_of_men(pos.men(Color::White), pos.men(Color::Black))
+    }
+
+    /// The position with index `i` of subspace `s`: the representative of its symmetry
+    /// class. `None` for an unused index or one that is not a position of the rules (a
+    /// pending removal without a mill, say).
+    pub fn position_at(&self, rules: &Rules, s: &Subspace, i: usize) -> Option<Position> {
+        let n = self.board.len();
+        let per_white = choose(n - s.w_on as usize, s.b_on as usize);
+        let table = self.table(s.w_on as usize);
+        let w = *table.canonical.get(i / per_white as usize)?;
+        let free = !w & ((1u32 << n) - 1);
+        let b = deposit(unrank(i as u64 % per_white, s.b_on as usize), free);
+        if self.index_of_men(sparse(self.board, w), sparse(self.board, b)) != i {
+            return None;
+        }
+        let setup = Setup {
+            men: [sparse(self.board, w), sparse(self.board, b)],
+            in_hand: [s.w_hand, s.b_hand],
+            side: s.side,
+            pending_removal: s.pending,
+            no_capture: 0,
+            turns: 0,
+        };
+        Position::from_setup(rules, &setup).ok()
+    }
 }
 
 #[cfg(test)]
@@ -151,5 +240,41 @@ mod tests {
         }
         assert_eq!(extract(0b1010_0110, 0b1111_0000), 0b1010);
         assert_eq!(deposit(0b1010, 0b1111_0000), 0b1010_0000);
+    }
+}
+
+#[cfg(test)]
+mod symmetry_tests {
+    use super::*;
+    use kvarn_game::Variant;
+
+    #[test]
+    fn every_symmetry_class_has_one_index() {
+        let rules = Rules::new(Variant::Six);
+        let ix = Indexer::new(rules.board());
+        let s = Subspace {
+            w_on: 3,
+            b_on: 2,
+            w_hand: 3,
+            b_hand: 4,
+            side: Color::Black,
+            pending: false,
+        };
+        let mut used = 0;
+        for i in 0..ix.size(&s) {
+            let Some(p) = ix.position_at(&rules, &s, i) else {
+                continue;
+            };
+            used += 1;
+            for sym in 0..SYMMETRY_COUNT {
+                assert_eq!(ix.index_of(&p.transformed(&rules, sym)), i);
+            }
+        }
+        // 16 choose 3 times 13 choose 2 arrangements, about a sixteenth of them up to symmetry.
+        let all = choose(16, 3) * choose(13, 2);
+        assert!(
+            used as u64 * 16 >= all && (used as u64) < all / 8,
+            "{used} of {all}"
+        );
     }
 }

@@ -110,6 +110,7 @@ impl Subspace {
 /// Solved subspaces and the rules they were solved for.
 pub struct Solver {
     rules: Rules,
+    indexer: index::Indexer,
     tables: HashMap<Subspace, Vec<u16>>,
 }
 
@@ -133,6 +134,7 @@ impl Solver {
         let rules = Rules::new(variant);
         let mut solver = Solver {
             rules,
+            indexer: index::Indexer::new(rules.board()),
             tables: HashMap::new(),
         };
         let m = rules.men();
@@ -232,7 +234,7 @@ impl Solver {
             return Some(v);
         }
         let t = self.tables.get(&Subspace::of(pos))?;
-        let v = t[index::index_of(self.rules.board(), pos)];
+        let v = t[self.indexer.index_of(pos)];
         (v != NOT_A_POSITION).then(|| Value::unpack(v))
     }
 
@@ -264,8 +266,10 @@ impl Solver {
                 if v == NOT_A_POSITION {
                     continue;
                 }
-                let pos =
-                    index::position_at(&self.rules, s, i).ok_or("a stored index is no position")?;
+                let pos = self
+                    .indexer
+                    .position_at(&self.rules, s, i)
+                    .ok_or("a stored index is no position")?;
                 let stored = Value::unpack(v);
                 let expected =
                     terminal_value(&self.rules, &pos).unwrap_or_else(|| self.best_move_value(&pos));
@@ -295,9 +299,9 @@ impl Solver {
 
     /// Solves a subspace none of whose positions leads back into it.
     fn solve_directly(&mut self, s: Subspace, progress: &mut impl FnMut(&Subspace, &[u16])) {
-        let n = index::size(self.rules.board(), &s);
+        let n = self.indexer.size(&s);
         let table: Vec<u16> = (0..n)
-            .map(|i| match index::position_at(&self.rules, &s, i) {
+            .map(|i| match self.indexer.position_at(&self.rules, &s, i) {
                 None => NOT_A_POSITION,
                 Some(pos) => terminal_value(&self.rules, &pos)
                     .unwrap_or_else(|| self.best_move_value(&pos))

@@ -10,7 +10,6 @@
 
 use kvarn_game::{Bitboard, Color, Position};
 
-use super::index::{index_of_men, position_at, size};
 use super::{Solver, Subspace, Value, terminal_value};
 
 /// A result waiting at its distance: which side's table, which index, which value.
@@ -20,8 +19,8 @@ type Pending = (usize, u32, Value);
 /// in hand, no pending removal), returning their packed tables.
 pub(super) fn solve_unit(solver: &Solver, unit: [Subspace; 2]) -> [Vec<u16>; 2] {
     let rules = solver.rules;
-    let board = rules.board();
-    let n = size(board, &unit[0]);
+    let ix = &solver.indexer;
+    let n = ix.size(&unit[0]);
     let mut value: [Vec<Option<Value>>; 2] = [vec![None; n], vec![None; n]];
     let mut counter: [Vec<u16>; 2] = [vec![0; n], vec![0; n]];
     let mut slowest: [Vec<u16>; 2] = [vec![0; n], vec![0; n]];
@@ -30,13 +29,15 @@ pub(super) fn solve_unit(solver: &Solver, unit: [Subspace; 2]) -> [Vec<u16>; 2] 
 
     for side in 0..2 {
         for i in 0..n {
-            let Some(pos) = position_at(&rules, &unit[side], i) else {
+            let Some(pos) = ix.position_at(&rules, &unit[side], i) else {
                 continue;
             };
             if let Some(v) = terminal_value(&rules, &pos) {
                 schedule(&mut levels, distance(v), (side, i as u32, v));
                 continue;
             }
+            // Symmetric moves can lead to one class: count successor classes, each once.
+            let mut inside: Vec<usize> = Vec::new();
             for &m in pos.legal_moves(&rules).iter() {
                 let mut next = pos;
                 next.play_unchecked(&rules, m);
@@ -46,7 +47,7 @@ pub(super) fn solve_unit(solver: &Solver, unit: [Subspace; 2]) -> [Vec<u16>; 2] 
                     terminal_value(&rules, &next)
                 };
                 match outside {
-                    None => counter[side][i] += 1,
+                    None => inside.push(ix.index_of(&next)),
                     Some(v) => match v.back(next.side_to_move() == pos.side_to_move()) {
                         Value::Win(d) => {
                             cannot_lose[side][i] = true;
@@ -57,6 +58,9 @@ pub(super) fn solve_unit(solver: &Solver, unit: [Subspace; 2]) -> [Vec<u16>; 2] 
                     },
                 }
             }
+            inside.sort_unstable();
+            inside.dedup();
+            counter[side][i] = inside.len() as u16;
             if counter[side][i] == 0 && !cannot_lose[side][i] {
                 let d = slowest[side][i];
                 schedule(&mut levels, d, (side, i as u32, Value::Loss(d)));
@@ -73,12 +77,19 @@ pub(super) fn solve_unit(solver: &Solver, unit: [Subspace; 2]) -> [Vec<u16>; 2] 
                 continue;
             }
             value[side][i] = Some(v);
-            let pos = position_at(&rules, &unit[side], i).expect("scheduled positions exist");
+            let pos = ix
+                .position_at(&rules, &unit[side], i)
+                .expect("scheduled positions exist");
             let prev = 1 - side;
+            let mut before: Vec<usize> = Vec::new();
             for_each_predecessor(&rules, &pos, |white, black| {
-                let j = index_of_men(board, white, black);
+                before.push(ix.index_of_men(white, black));
+            });
+            before.sort_unstable();
+            before.dedup();
+            for j in before {
                 if value[prev][j].is_some() {
-                    return;
+                    continue;
                 }
                 match v {
                     Value::Loss(d) => {
@@ -95,16 +106,25 @@ pub(super) fn solve_unit(solver: &Solver, unit: [Subspace; 2]) -> [Vec<u16>; 2] 
                     // Draws are what is left at the end; none is ever scheduled.
                     Value::Draw => {}
                 }
-            });
+            }
         }
         level += 1;
     }
 
-    value.map(|t| {
+    // Unused indices stay marked as such; every other unresolved position is a draw.
+    let mut tables = value.map(|t| {
         t.into_iter()
             .map(|v| v.unwrap_or(Value::Draw).pack())
-            .collect()
-    })
+            .collect::<Vec<u16>>()
+    });
+    for (side, table) in tables.iter_mut().enumerate() {
+        for (i, v) in table.iter_mut().enumerate() {
+            if ix.position_at(&rules, &unit[side], i).is_none() {
+                *v = super::NOT_A_POSITION;
+            }
+        }
+    }
+    tables
 }
 
 /// Puts `item` in the level of distance `d`.
