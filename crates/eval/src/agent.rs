@@ -6,12 +6,14 @@
 //! random[:seed=N]
 //! alphabeta[:depth=N][,movetime=MS][,nodes=N][,threads=N][,hash=MB][,seed=N][,weights=FILE]
 //! engine:cmd=PROGRAM ARGS...[,depth=N][,movetime=MS][,nodes=N]
+//! perfect:db=FOLDER[,seed=N]
 //! ```
 
+use std::collections::HashMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use kvarn_game::{Game, Move, Rules};
@@ -22,6 +24,7 @@ use crate::error::EvalError;
 use crate::evaluation::Weights;
 use crate::external::ExternalEngine;
 use crate::search::{Engine, EngineOptions, Limits};
+use crate::solver::{self, Solver, Value};
 
 /// Transposition table size of `alphabeta` agents unless `hash=` says otherwise.
 const DEFAULT_HASH_MB: usize = 16;
@@ -128,6 +131,93 @@ impl Agent for AlphaBetaAgent {
     }
 }
 
+/// Plays value-optimal moves from the solver's databases: the fastest win, the slowest
+/// loss, and a random one of the drawing moves, so that games against it vary.
+pub struct PerfectAgent {
+    solver: Arc<Solver>,
+    rng: Pcg64Mcg,
+    seed: u64,
+    name: String,
+}
+
+impl PerfectAgent {
+    /// The perfect player over a solver's tables.
+    pub fn new(solver: Arc<Solver>, seed: u64, name: String) -> PerfectAgent {
+        PerfectAgent {
+            solver,
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            seed,
+            name,
+        }
+    }
+}
+
+impl Agent for PerfectAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self) -> Result<(), EvalError> {
+        self.rng = Pcg64Mcg::seed_from_u64(self.seed);
+        Ok(())
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
+        let options = self.solver.move_values(game.position());
+        let mut best: Vec<(Move, Value)> = Vec::new();
+        for (m, v) in options {
+            let v = v.ok_or_else(|| EvalError::Spec {
+                spec: self.name.clone(),
+                reason: format!(
+                    "the databases do not cover the position after {m} ({})",
+                    game.position().to_position_string(game.rules())
+                ),
+            })?;
+            match best.first() {
+                Some(&(_, b)) if b.better_than(v) => {}
+                Some(&(_, b)) if v.better_than(b) => best = vec![(m, v)],
+                _ => best.push((m, v)),
+            }
+        }
+        if best.is_empty() {
+            return Err(EvalError::Spec {
+                spec: self.name.clone(),
+                reason: "asked to move in a finished game".into(),
+            });
+        }
+        Ok(best[self.rng.random_range(0..best.len())].0)
+    }
+}
+
+/// Solvers by database folder and rules.
+type SolverCache = Mutex<HashMap<(PathBuf, Rules), Arc<Solver>>>;
+
+/// Solvers loaded from database folders, shared by every perfect player of the process.
+fn load_solver(dir: &Path, rules: Rules) -> Result<Arc<Solver>, EvalError> {
+    static CACHE: OnceLock<SolverCache> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (dir.to_path_buf(), rules);
+    if let Some(s) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(Arc::clone(s));
+    }
+    if !dir.is_dir() {
+        return Err(EvalError::Database {
+            path: dir.display().to_string(),
+            reason: "not a folder of solver databases".into(),
+        });
+    }
+    let plan = match rules.variant() {
+        kvarn_game::Variant::Nine => solver::endgame_plan(&rules, 9),
+        v => solver::whole_game_plan(v),
+    };
+    let loaded = Arc::new(solver::db::load(dir, rules, &plan)?);
+    cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, Arc::clone(&loaded));
+    Ok(loaded)
+}
+
 /// A parsed agent specification, from which agents are built (one per game, so that
 /// games can run in parallel).
 #[derive(Clone, Debug, PartialEq)]
@@ -150,6 +240,13 @@ pub enum AgentSpec {
         /// Weights file; the built-in weights when absent.
         weights: Option<PathBuf>,
     },
+    /// `perfect:db=DIR`.
+    Perfect {
+        /// Folder of the solver's database files.
+        db: PathBuf,
+        /// Seed of the choice among drawing moves.
+        seed: Option<u64>,
+    },
     /// `engine:cmd=...`.
     Engine {
         /// Program and arguments, split at spaces.
@@ -168,9 +265,9 @@ impl FromStr for AgentSpec {
             reason,
         };
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
-        if !matches!(kind, "random" | "alphabeta" | "engine") {
+        if !matches!(kind, "random" | "alphabeta" | "engine" | "perfect") {
             return Err(err(format!(
-                "unknown agent `{kind}` (expected random, alphabeta or engine)"
+                "unknown agent `{kind}` (expected random, alphabeta, perfect or engine)"
             )));
         }
         let mut options: Vec<(&str, &str)> = Vec::new();
@@ -190,6 +287,7 @@ impl FromStr for AgentSpec {
         let mut hash_mb = DEFAULT_HASH_MB;
         let mut weights = None;
         let mut cmd = None;
+        let mut db = None;
         for &(k, v) in &options {
             match (kind, k) {
                 (_, "seed") if kind != "engine" => seed = Some(number(k, v)?),
@@ -208,11 +306,18 @@ impl FromStr for AgentSpec {
                 ("alphabeta", "hash") => hash_mb = number(k, v)?.clamp(1, 65_536) as usize,
                 ("alphabeta", "weights") => weights = Some(PathBuf::from(v)),
                 ("engine", "cmd") => cmd = Some(v.to_string()),
+                ("perfect", "db") => db = Some(PathBuf::from(v)),
                 _ => return Err(err(format!("`{k}` is not an option of `{kind}`"))),
             }
         }
         match kind {
             "random" => Ok(AgentSpec::Random { seed }),
+            "perfect" => Ok(AgentSpec::Perfect {
+                db: db.ok_or_else(|| {
+                    err("perfect needs db=FOLDER (made by kvarn solve)".to_string())
+                })?,
+                seed,
+            }),
             "alphabeta" => {
                 if limits == Limits::default() {
                     return Err(err(
@@ -278,6 +383,13 @@ impl fmt::Display for AgentSpec {
                 }
                 write!(f, "alphabeta:{}", parts.join(","))
             }
+            AgentSpec::Perfect { db, seed } => {
+                write!(f, "perfect:db={}", db.display())?;
+                match seed {
+                    Some(s) => write!(f, ",seed={s}"),
+                    None => Ok(()),
+                }
+            }
             AgentSpec::Engine { cmd, limits: l } => {
                 let mut parts = vec![format!("cmd={cmd}")];
                 parts.extend(limits(l));
@@ -320,6 +432,11 @@ impl AgentSpec {
                     self.to_string(),
                 ))
             }
+            AgentSpec::Perfect { db, seed } => Box::new(PerfectAgent::new(
+                load_solver(db, rules)?,
+                seed.unwrap_or(game_seed),
+                self.to_string(),
+            )),
             AgentSpec::Engine { cmd, limits } => {
                 Box::new(ExternalEngine::start(cmd, rules, *limits)?)
             }

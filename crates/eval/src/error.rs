@@ -37,6 +37,14 @@ pub enum EvalError {
         /// Why the move is illegal.
         source: kvarn_game::IllegalMove,
     },
+    /// A solver database file that cannot be written, read or trusted.
+    #[error("solver database {path}: {reason}")]
+    Database {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A game record file that cannot be written or read.
     #[error("game records {path}: {reason}")]
     Records {

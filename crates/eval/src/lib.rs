@@ -23,5 +23,6 @@ pub mod protocol;
 pub mod records;
 pub mod search;
 pub mod solver;
+pub mod storage;
 
 pub use error::EvalError;

@@ -3,13 +3,13 @@
 //! temporary file, flushed to disk and renamed, so a file is either whole or absent; read
 //! back only when the version and the checksum agree.
 
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::EvalError;
+use crate::storage::write_atomically;
 
 /// The format name in the header.
 pub const FORMAT: &str = "kvarn-match-records";
@@ -82,38 +82,7 @@ pub fn write_records(
     })
     .map_err(|e| io_err(path, e))?;
     body.push('\n');
-    write_atomically(path, body.as_bytes())
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder, fsync and rename.
-///
-/// # Errors
-/// [`EvalError::Records`] on any I/O failure; `path` is then untouched.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), EvalError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(|e| io_err(path, e))?;
-    let name = path
-        .file_name()
-        .ok_or_else(|| io_err(path, "not a file name"))?
-        .to_string_lossy();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)?;
-        // The rename itself is durable once the folder is synced.
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .or(Ok::<(), std::io::Error>(()))
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.map_err(|e| io_err(path, e))
+    write_atomically(path, body.as_bytes()).map_err(|e| io_err(path, e))
 }
 
 /// Reads a records file, refusing one of another format or version, or a damaged one.

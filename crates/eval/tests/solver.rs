@@ -95,3 +95,105 @@ fn values_agree_with_forward_search() {
     }
     assert!(proved > 20, "only {proved} positions proved");
 }
+
+#[test]
+fn nine_mens_morris_three_against_three_with_flying_is_mostly_won_by_the_mover() {
+    // Gasser: with flying, the side to move wins about 83% of 3 v 3 positions.
+    let rules = Rules::new(Variant::Nine);
+    let solver = Solver::solve_endgames(rules, 3, |_, _| {});
+    solver.check_consistency().unwrap();
+    let s = kvarn_eval::solver::Subspace {
+        w_on: 3,
+        b_on: 3,
+        w_hand: 0,
+        b_hand: 0,
+        side: kvarn_game::Color::White,
+        pending: false,
+    };
+    let table = solver.table(&s).unwrap();
+    let (mut won, mut total) = (0, 0);
+    for &v in table.iter().filter(|&&v| v != u16::MAX) {
+        total += 1;
+        won += u32::from(matches!(Value::unpack(v), Value::Win(_)));
+    }
+    let share = won as f64 / total as f64;
+    assert!((0.80..0.86).contains(&share), "{share}");
+}
+
+#[test]
+fn databases_round_trip_and_refuse_damage() {
+    use kvarn_eval::solver::{db, endgame_plan};
+    let rules = Rules::new(Variant::Nine).with_flying(false).unwrap();
+    let solver = Solver::solve_endgames(rules, 3, |_, _| {});
+    let dir = tempfile::tempdir().unwrap();
+    let plan = endgame_plan(&rules, 3);
+    for step in &plan {
+        for s in step.subspaces() {
+            db::write(dir.path(), &rules, &s, solver.table(&s).unwrap()).unwrap();
+        }
+    }
+    let back = db::load(dir.path(), rules, &plan).unwrap();
+    for step in &plan {
+        for s in step.subspaces() {
+            assert_eq!(back.table(&s), solver.table(&s));
+        }
+    }
+    let s = plan[2].subspaces()[0];
+    let path = db::path(dir.path(), &rules, &s);
+    let good = std::fs::read(&path).unwrap();
+    // One flipped byte.
+    let mut bytes = good.clone();
+    let i = bytes.len() / 2;
+    bytes[i] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    let e = db::read(dir.path(), &rules, &s, solver.size(&s)).unwrap_err();
+    assert!(e.to_string().contains("damaged"), "{e}");
+    // Cut short.
+    std::fs::write(&path, &good[..good.len() - 100]).unwrap();
+    assert!(db::read(dir.path(), &rules, &s, solver.size(&s)).is_err());
+    // Another version, checksum made to match.
+    let mut bytes = good.clone();
+    bytes[8] = 2;
+    let n = bytes.len() - 4;
+    let crc = crc32fast::hash(&bytes[..n]);
+    bytes[n..].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let e = db::read(dir.path(), &rules, &s, solver.size(&s)).unwrap_err();
+    assert!(e.to_string().contains("version 2"), "{e}");
+    // Other rules: the file of the no-flying solve read as if for flying.
+    std::fs::write(&path, &good).unwrap();
+    let flying = Rules::new(Variant::Nine);
+    std::fs::copy(&path, db::path(dir.path(), &flying, &s)).unwrap();
+    let e = db::read(dir.path(), &flying, &s, solver.size(&s)).unwrap_err();
+    assert!(e.to_string().contains("expected"), "{e}");
+    // Absent is not an error.
+    let other = kvarn_eval::solver::Subspace { w_on: 9, ..s };
+    assert!(db::read(dir.path(), &rules, &other, 1).unwrap().is_none());
+}
+
+#[test]
+fn the_perfect_player_never_loses() {
+    use kvarn_eval::matches::{MatchConfig, run_match};
+    use kvarn_eval::solver::{db, whole_game_plan};
+    let dir = tempfile::tempdir().unwrap();
+    let rules = *FIVE.rules();
+    for step in whole_game_plan(Variant::Five) {
+        for s in step.subspaces() {
+            db::write(dir.path(), &rules, &s, FIVE.table(&s).unwrap()).unwrap();
+        }
+    }
+    let perfect = format!("perfect:db={}", dir.path().display());
+    for opponent in ["alphabeta:depth=4", "random"] {
+        let cfg = MatchConfig {
+            rules,
+            a: perfect.parse().unwrap(),
+            b: opponent.parse().unwrap(),
+            games: 6,
+            seed: 2,
+            opening_plies: 0,
+        };
+        let report = run_match(&cfg, |_| {}).unwrap();
+        assert!(report.failures.is_empty(), "{:?}", report.failures);
+        assert_eq!(report.tally.losses, 0, "{opponent}: {:?}", report.tally);
+    }
+}

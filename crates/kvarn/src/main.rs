@@ -27,6 +27,10 @@ enum Command {
     Match(commands::matches::MatchArgs),
     /// Play an agent in the terminal.
     Play(commands::play::PlayArgs),
+    /// Solve by retrograde analysis into database files (resumable).
+    Solve(commands::solve::SolveArgs),
+    /// A position's exact value and the value of each of its moves, from the databases.
+    Probe(commands::solve::ProbeArgs),
     /// Speed measurements.
     #[command(subcommand)]
     Bench(commands::bench::BenchCommand),
@@ -49,5 +53,7 @@ fn main() -> anyhow::Result<()> {
         Command::Engine(args) => commands::engine::run(&args),
         Command::Match(args) => commands::matches::run(&args),
         Command::Play(args) => commands::play::run(&args),
+        Command::Solve(args) => commands::solve::run_solve(&args),
+        Command::Probe(args) => commands::solve::run_probe(&args),
     }
 }

@@ -262,3 +262,70 @@ fn play_answers_a_bad_move_with_the_reason_and_the_legal_moves() {
         "the board shows the man placed:\n{text}"
     );
 }
+
+#[test]
+fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
+    let dir = std::env::temp_dir().join(format!("kvarn-cli-solve-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let args = [
+        "solve",
+        "--variant",
+        "nine",
+        "--flying",
+        "off",
+        "--max-men",
+        "3",
+        "--out",
+        d,
+    ];
+    let (ok, out, err) = kvarn(&args);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("nine-nofly_w3b3_h0-0_white.kvdb: won 90842 drawn 38622 lost 40162"),
+        "{out}"
+    );
+    let (ok, out, err) = kvarn(&args);
+    assert!(ok, "{err}");
+    assert!(out.contains("(resumed)"), "{out}");
+    // White (a7 d7 g4) closes a7-d7-g7 and removes: Black is left with two men.
+    let (ok, out, err) = kvarn(&[
+        "probe",
+        "--variant",
+        "nine",
+        "--flying",
+        "off",
+        "--db",
+        d,
+        "WW.W..../......B./B...B... w 0/0 - 0 40",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("white to move: win in 2 decisions"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.trim() == "g4-g7  win in 2 decisions for the player to move"),
+        "{out}"
+    );
+    // A position the databases do not cover is refused with the reason.
+    let (ok, _, err) = kvarn(&[
+        "probe",
+        "--variant",
+        "nine",
+        "--flying",
+        "off",
+        "--db",
+        d,
+        "startpos",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("do not cover"), "{err}");
+    // A damaged file is refused loudly.
+    let file = dir.join("nine-nofly_w3b3_h0-0_white.kvdb");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let i = bytes.len() / 2;
+    bytes[i] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let (ok, _, err) = kvarn(&args);
+    assert!(!ok);
+    assert!(err.contains("damaged"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -14,6 +14,7 @@
 //! In progress: the values live in memory. Database files, probing from the command
 //! line, symmetry reduction and Nine Men's Morris endgames are still to come.
 
+pub mod db;
 pub mod index;
 mod retro;
 
@@ -77,7 +78,9 @@ impl Value {
 }
 
 /// A set of positions that share men on the board and in hand, side and pending removal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Subspace {
     /// White men on the board.
     pub w_on: u8,
@@ -107,6 +110,122 @@ impl Subspace {
     }
 }
 
+/// One step of a solve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A subspace none of whose positions leads back into it: each position takes its
+    /// value from its successors, all solved before.
+    Direct(Subspace),
+    /// The moving phase of one count of men, both sides to move, by retrograde analysis.
+    Moving {
+        /// White men on the board.
+        w_on: u8,
+        /// Black men on the board.
+        b_on: u8,
+    },
+}
+
+impl Step {
+    fn moving_unit(w_on: u8, b_on: u8) -> [Subspace; 2] {
+        [Color::White, Color::Black].map(|side| Subspace {
+            w_on,
+            b_on,
+            w_hand: 0,
+            b_hand: 0,
+            side,
+            pending: false,
+        })
+    }
+
+    /// The subspaces the step solves.
+    pub fn subspaces(&self) -> Vec<Subspace> {
+        match *self {
+            Step::Direct(s) => vec![s],
+            Step::Moving { w_on, b_on } => Step::moving_unit(w_on, b_on).to_vec(),
+        }
+    }
+}
+
+/// The moving phase of one count of men: the positions with a removal pending (they lead
+/// to fewer men), then both sides to move together.
+fn moving_steps(w_on: u8, b_on: u8, plan: &mut Vec<Step>) {
+    for side in Color::BOTH {
+        plan.push(Step::Direct(Subspace {
+            w_on,
+            b_on,
+            w_hand: 0,
+            b_hand: 0,
+            side,
+            pending: true,
+        }));
+    }
+    plan.push(Step::Moving { w_on, b_on });
+}
+
+/// The steps that solve every position of Six or Five Men's Morris that play from the
+/// start can reach, in dependency order.
+///
+/// Hands in play from the start: White to move holds as many men as Black, Black to move
+/// one more than White. Fewer men in hand first, since placements lead there; within
+/// equal hands, fewer men on the board first, since removals lead there.
+pub fn whole_game_plan(variant: Variant) -> Vec<Step> {
+    let m = variant.men();
+    let mut plan = Vec::new();
+    for total in 0..=2 * m {
+        let (w_hand, b_hand, side) = if total % 2 == 0 {
+            (total / 2, total / 2, Color::White)
+        } else {
+            (total / 2, total / 2 + 1, Color::Black)
+        };
+        let mut counts = Vec::new();
+        for w_on in 0..=m - w_hand {
+            for b_on in 0..=m - b_hand {
+                if w_on + w_hand >= 3 && b_on + b_hand >= 3 {
+                    counts.push((w_on, b_on));
+                }
+            }
+        }
+        counts.sort_by_key(|&(w, b)| w + b);
+        if total == 0 {
+            for &(w_on, b_on) in &counts {
+                moving_steps(w_on, b_on, &mut plan);
+            }
+            continue;
+        }
+        // The player to move places; then the pending removals of whoever placed last
+        // (the other side, same hands), which lead to the placing positions above.
+        for pending in [false, true] {
+            for &(w_on, b_on) in &counts {
+                plan.push(Step::Direct(Subspace {
+                    w_on,
+                    b_on,
+                    w_hand,
+                    b_hand,
+                    side: if pending { side.opposite() } else { side },
+                    pending,
+                }));
+            }
+        }
+    }
+    plan
+}
+
+/// The steps that solve the moving phase from 3 against 3 up to `max_men` a side.
+pub fn endgame_plan(rules: &Rules, max_men: u8) -> Vec<Step> {
+    let max_men = max_men.min(rules.men());
+    let mut plan = Vec::new();
+    for total in 6..=2 * max_men {
+        for w_on in 3..=max_men {
+            if let Some(b_on) = total.checked_sub(w_on)
+                && (3..=max_men).contains(&b_on)
+            {
+                moving_steps(w_on, b_on, &mut plan);
+            }
+        }
+    }
+    plan
+}
+
 /// Solved subspaces and the rules they were solved for.
 pub struct Solver {
     rules: Rules,
@@ -118,104 +237,92 @@ pub struct Solver {
 const NOT_A_POSITION: u16 = u16::MAX;
 
 impl Solver {
+    /// An empty solver for `rules` (draw rules are ignored).
+    pub fn new(rules: Rules) -> Solver {
+        Solver {
+            rules,
+            indexer: index::Indexer::new(rules.board()),
+            tables: HashMap::new(),
+        }
+    }
+
     /// Solves every position of Six or Five Men's Morris that play from the start can
     /// reach, placing phase included, calling `progress` after each subspace.
-    ///
-    /// # Panics
-    /// For Nine Men's Morris, whose full solution is out of reach here.
     pub fn solve_whole_game(
         variant: Variant,
         mut progress: impl FnMut(&Subspace, &[u16]),
     ) -> Solver {
-        assert!(
-            variant != Variant::Nine,
-            "Nine Men's Morris is solved only in endgames"
-        );
-        let rules = Rules::new(variant);
-        let mut solver = Solver {
-            rules,
-            indexer: index::Indexer::new(rules.board()),
-            tables: HashMap::new(),
-        };
-        let m = rules.men();
-        // Hands in play from the start: White to move holds as many as Black; Black to
-        // move holds one more than White. Fewer men in hand first: placements lead there.
-        for total in 0..=2 * m {
-            let (w_hand, b_hand, side) = if total % 2 == 0 {
-                (total / 2, total / 2, Color::White)
-            } else {
-                (total / 2, total / 2 + 1, Color::Black)
-            };
-            let mut counts = Vec::new();
-            for w_on in 0..=m - w_hand {
-                for b_on in 0..=m - b_hand {
-                    counts.push((w_on, b_on));
-                }
-            }
-            counts.sort_by_key(|&(w, b)| w + b);
-            let alive = |w_on: u8, b_on: u8| w_on + w_hand >= 3 && b_on + b_hand >= 3;
-            if total == 0 {
-                for &(w_on, b_on) in &counts {
-                    if !alive(w_on, b_on) {
-                        continue;
-                    }
-                    for side in Color::BOTH {
-                        let s = Subspace {
-                            w_on,
-                            b_on,
-                            w_hand: 0,
-                            b_hand: 0,
-                            side,
-                            pending: true,
-                        };
-                        solver.solve_directly(s, &mut progress);
-                    }
-                    let unit = [Color::White, Color::Black].map(|side| Subspace {
-                        w_on,
-                        b_on,
-                        w_hand: 0,
-                        b_hand: 0,
-                        side,
-                        pending: false,
-                    });
-                    let tables = retro::solve_unit(&solver, unit);
-                    for (s, t) in unit.into_iter().zip(tables) {
-                        progress(&s, &t);
-                        solver.tables.insert(s, t);
-                    }
-                }
-                continue;
-            }
-            // The player to move places; then, after a placement that closed a mill, the
-            // pending removal of whoever placed last (the other side, same hands).
-            for &(w_on, b_on) in &counts {
-                if alive(w_on, b_on) {
-                    let s = Subspace {
-                        w_on,
-                        b_on,
-                        w_hand,
-                        b_hand,
-                        side,
-                        pending: false,
-                    };
-                    solver.solve_directly(s, &mut progress);
-                }
-            }
-            for &(w_on, b_on) in &counts {
-                if alive(w_on, b_on) {
-                    let s = Subspace {
-                        w_on,
-                        b_on,
-                        w_hand,
-                        b_hand,
-                        side: side.opposite(),
-                        pending: true,
-                    };
-                    solver.solve_directly(s, &mut progress);
-                }
+        let mut solver = Solver::new(Rules::new(variant));
+        for step in whole_game_plan(variant) {
+            for s in solver.run_step(&step) {
+                progress(&s, &solver.tables[&s]);
             }
         }
         solver
+    }
+
+    /// Solves the moving phase for every count of men from 3 against 3 up to `max_men`
+    /// against `max_men`, none in hand, with flying as `rules` say.
+    pub fn solve_endgames(
+        rules: Rules,
+        max_men: u8,
+        mut progress: impl FnMut(&Subspace, &[u16]),
+    ) -> Solver {
+        let mut solver = Solver::new(rules);
+        for step in endgame_plan(&rules, max_men) {
+            for s in solver.run_step(&step) {
+                progress(&s, &solver.tables[&s]);
+            }
+        }
+        solver
+    }
+
+    /// Solves one step of a plan, whose earlier steps must be solved (or loaded), and
+    /// returns the subspaces it added.
+    pub fn run_step(&mut self, step: &Step) -> Vec<Subspace> {
+        match *step {
+            Step::Direct(s) => {
+                let n = self.indexer.size(&s);
+                let table: Vec<u16> = (0..n)
+                    .map(|i| match self.indexer.position_at(&self.rules, &s, i) {
+                        None => NOT_A_POSITION,
+                        Some(pos) => terminal_value(&self.rules, &pos)
+                            .unwrap_or_else(|| self.best_move_value(&pos))
+                            .pack(),
+                    })
+                    .collect();
+                self.tables.insert(s, table);
+                vec![s]
+            }
+            Step::Moving { w_on, b_on } => {
+                let unit = Step::moving_unit(w_on, b_on);
+                let tables = retro::solve_unit(self, unit);
+                for (s, t) in unit.into_iter().zip(tables) {
+                    self.tables.insert(s, t);
+                }
+                unit.to_vec()
+            }
+        }
+    }
+
+    /// Adds a table solved earlier (read from a database file).
+    pub fn insert(&mut self, s: Subspace, table: Vec<u16>) {
+        self.tables.insert(s, table);
+    }
+
+    /// The stored table of a subspace, if solved or loaded.
+    pub fn table(&self, s: &Subspace) -> Option<&[u16]> {
+        self.tables.get(s).map(Vec::as_slice)
+    }
+
+    /// The number of indices of a subspace.
+    pub fn size(&self, s: &Subspace) -> usize {
+        self.indexer.size(s)
+    }
+
+    /// The position at index `i` of subspace `s`, if that index is a position.
+    pub fn position_at(&self, s: &Subspace, i: usize) -> Option<Position> {
+        self.indexer.position_at(&self.rules, s, i)
     }
 
     /// The rules the values hold for (draw rules are ignored).
@@ -295,21 +402,6 @@ impl Solver {
             }
         }
         best.expect("a position that is not terminal has a move")
-    }
-
-    /// Solves a subspace none of whose positions leads back into it.
-    fn solve_directly(&mut self, s: Subspace, progress: &mut impl FnMut(&Subspace, &[u16])) {
-        let n = self.indexer.size(&s);
-        let table: Vec<u16> = (0..n)
-            .map(|i| match self.indexer.position_at(&self.rules, &s, i) {
-                None => NOT_A_POSITION,
-                Some(pos) => terminal_value(&self.rules, &pos)
-                    .unwrap_or_else(|| self.best_move_value(&pos))
-                    .pack(),
-            })
-            .collect();
-        progress(&s, &table);
-        self.tables.insert(s, table);
     }
 }
 

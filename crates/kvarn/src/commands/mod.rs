@@ -6,3 +6,4 @@ pub mod matches;
 pub mod moves;
 pub mod perft;
 pub mod play;
+pub mod solve;

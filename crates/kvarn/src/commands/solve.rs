@@ -1,0 +1,193 @@
+//! `kvarn solve` and `kvarn probe`: the retrograde solver's databases.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use kvarn_eval::solver::db;
+use kvarn_eval::solver::{Solver, Step, Subspace, Value, endgame_plan, whole_game_plan};
+use kvarn_game::{Position, Rules, SYMMETRY_COUNT, Variant};
+
+use crate::rules_args::RulesArgs;
+
+/// Arguments of `kvarn solve`.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Nine Men's Morris: solve the moving phase up to this many men a side (from 3).
+    /// Six and Five are solved whole.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=9))]
+    max_men: u8,
+    /// Folder of the database files (created if missing; existing files are reused).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// Arguments of `kvarn probe`.
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Folder of the database files.
+    #[arg(long)]
+    db: PathBuf,
+    /// The position: `startpos`, a Kvarn position string or a Sanmill FEN.
+    position: String,
+}
+
+/// The plan for the rules: the whole game of Six and Five, the endgames of Nine.
+fn plan(rules: &Rules, max_men: u8) -> Vec<Step> {
+    match rules.variant() {
+        Variant::Nine => endgame_plan(rules, max_men),
+        v => whole_game_plan(v),
+    }
+}
+
+/// Won, drawn and lost counts of a table, symmetry-reduced and over all positions.
+fn counts(solver: &Solver, s: &Subspace, table: &[u16]) -> ([u64; 3], [u64; 3], u16) {
+    let (mut reduced, mut all, mut longest) = ([0u64; 3], [0u64; 3], 0);
+    let rules = *solver.rules();
+    for (i, &v) in table.iter().enumerate() {
+        let Some(pos) = (v != u16::MAX).then(|| solver.position_at(s, i)).flatten() else {
+            continue;
+        };
+        let k = match Value::unpack(v) {
+            Value::Win(d) => {
+                longest = longest.max(d);
+                0
+            }
+            Value::Draw => 1,
+            Value::Loss(_) => 2,
+        };
+        let same = (0..SYMMETRY_COUNT)
+            .filter(|&sym| pos.transformed(&rules, sym).key() == pos.key())
+            .count();
+        reduced[k] += 1;
+        all[k] += (SYMMETRY_COUNT / same) as u64;
+    }
+    (reduced, all, longest)
+}
+
+/// Runs `kvarn solve`.
+pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
+    let rules = args.rules.rules()?;
+    let plan = plan(&rules, args.max_men);
+    let mut solver = Solver::new(rules);
+    println!("solving {rules} into {}", args.out.display());
+    let bar = ProgressBar::new(plan.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} steps {elapsed} {msg}")
+            .expect("a valid template"),
+    );
+    let start = Instant::now();
+    let mut total = [0u64; 3];
+    for step in &plan {
+        let subspaces = step.subspaces();
+        let mut loaded = Vec::new();
+        for s in &subspaces {
+            if let Some(t) = db::read(&args.out, &rules, s, solver.size(s))? {
+                loaded.push((*s, t));
+            }
+        }
+        let resumed = loaded.len() == subspaces.len();
+        if resumed {
+            for (s, t) in loaded {
+                solver.insert(s, t);
+            }
+        } else {
+            let t = Instant::now();
+            solver.run_step(step);
+            bar.set_message(format!("{:?} in {:.1} s", step, t.elapsed().as_secs_f64()));
+            for s in &subspaces {
+                db::write(&args.out, &rules, s, solver.table(s).expect("just solved"))?;
+            }
+        }
+        for s in &subspaces {
+            let table = solver.table(s).expect("solved or loaded");
+            let (reduced, all, longest) = counts(&solver, s, table);
+            for k in 0..3 {
+                total[k] += all[k];
+            }
+            let line = format!(
+                "{}{}: won {} drawn {} lost {} (all positions: {} / {} / {}); longest win {longest}",
+                db::file_name(&rules, s),
+                if resumed { " (resumed)" } else { "" },
+                reduced[0],
+                reduced[1],
+                reduced[2],
+                all[0],
+                all[1],
+                all[2],
+            );
+            bar.suspend(|| println!("{line}"));
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    tracing::info!(steps = plan.len(), folder = %args.out.display(), "solved");
+    println!(
+        "done in {:.1} s: {} positions won, {} drawn, {} lost for the player to move",
+        start.elapsed().as_secs_f64(),
+        total[0],
+        total[1],
+        total[2]
+    );
+    if rules.variant() != Variant::Nine {
+        let v = solver
+            .value(&Position::start(&rules))
+            .expect("the start is solved");
+        println!("value of the start position: {}", describe(v));
+    }
+    Ok(())
+}
+
+fn describe(v: Value) -> String {
+    match v {
+        Value::Win(d) => format!("win in {d} decisions for the player to move"),
+        Value::Loss(d) => format!("loss in {d} decisions for the player to move"),
+        Value::Draw => "draw".to_string(),
+    }
+}
+
+fn load(dir: &Path, rules: Rules) -> anyhow::Result<Solver> {
+    anyhow::ensure!(
+        dir.is_dir(),
+        "{} is not a folder of solver databases",
+        dir.display()
+    );
+    Ok(db::load(dir, rules, &plan(&rules, 9))?)
+}
+
+/// Runs `kvarn probe`.
+pub fn run_probe(args: &ProbeArgs) -> anyhow::Result<()> {
+    let rules = args.rules.rules()?;
+    let text = args.position.trim();
+    let pos = if text == "startpos" {
+        Position::start(&rules)
+    } else {
+        Position::from_position_string(&rules, text)
+            .or_else(|e| {
+                Position::from_fen(&rules, text).map_err(|f| anyhow::anyhow!("{e}; as a FEN: {f}"))
+            })
+            .with_context(|| format!("reading the position `{text}`"))?
+    };
+    let solver = load(&args.db, rules)?;
+    let value = solver.value(&pos).with_context(|| {
+        format!(
+            "the databases in {} do not cover this position (solve it with `kvarn solve`)",
+            args.db.display()
+        )
+    })?;
+    println!("{}", pos.to_position_string(&rules));
+    println!("{} to move: {}", pos.side_to_move(), describe(value));
+    let space = kvarn_game::ActionSpace::new(&rules);
+    let mut moves = solver.move_values(&pos);
+    moves.sort_by_key(|&(m, _)| space.index(m));
+    for (mv, v) in moves {
+        let v = v.map_or("not in the databases".to_string(), describe);
+        println!("  {mv:>7}  {v}");
+    }
+    Ok(())
+}
