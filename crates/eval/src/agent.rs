@@ -24,6 +24,7 @@ use crate::error::EvalError;
 use crate::evaluation::Weights;
 use crate::external::ExternalEngine;
 use crate::search::{Engine, EngineOptions, Limits};
+use crate::solver::benchmark::Outcome;
 use crate::solver::{self, Solver, Value};
 
 /// Transposition table size of `alphabeta` agents unless `hash=` says otherwise.
@@ -47,6 +48,14 @@ pub trait Agent: Send {
     /// # Errors
     /// When the agent cannot answer.
     fn choose(&mut self, game: &Game) -> Result<Move, EvalError>;
+
+    /// The agent's estimate of the outcome for the player to move, if it makes one.
+    ///
+    /// # Errors
+    /// When the agent cannot answer.
+    fn outcome(&mut self, _game: &Game) -> Result<Option<Outcome>, EvalError> {
+        Ok(None)
+    }
 }
 
 /// Plays a uniformly random legal move.
@@ -120,6 +129,24 @@ impl Agent for AlphaBetaAgent {
         Ok(())
     }
 
+    /// The search's score read as an outcome: a forced result as such, otherwise a
+    /// win or loss beyond a man and a half of advantage, a draw within it (a heuristic:
+    /// the engine knows no draws but by rule).
+    fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, EvalError> {
+        Ok(self
+            .engine
+            .search(game, self.limits, None, |_| {})
+            .map(|info| {
+                if info.score > 150 {
+                    Outcome::Win
+                } else if info.score < -150 {
+                    Outcome::Loss
+                } else {
+                    Outcome::Draw
+                }
+            }))
+    }
+
     fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
         self.engine
             .search(game, self.limits, None, |_| {})
@@ -186,6 +213,10 @@ impl Agent for PerfectAgent {
             });
         }
         Ok(best[self.rng.random_range(0..best.len())].0)
+    }
+
+    fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, EvalError> {
+        Ok(self.solver.value(game.position()).map(Value::outcome))
     }
 }
 

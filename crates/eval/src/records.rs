@@ -3,13 +3,12 @@
 //! temporary file, flushed to disk and renamed, so a file is either whole or absent; read
 //! back only when the version and the checksum agree.
 
-use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::EvalError;
-use crate::storage::write_atomically;
+use crate::storage::{read_jsonl, write_jsonl};
 
 /// The format name in the header.
 pub const FORMAT: &str = "kvarn-match-records";
@@ -48,11 +47,6 @@ pub struct Header {
     pub description: String,
 }
 
-#[derive(Serialize, Deserialize)]
-struct Trailer {
-    crc32: String,
-}
-
 fn io_err(path: &Path, e: impl std::fmt::Display) -> EvalError {
     EvalError::Records {
         path: path.display().to_string(),
@@ -69,20 +63,7 @@ pub fn write_records(
     header: &Header,
     records: &[GameRecord],
 ) -> Result<(), EvalError> {
-    let mut body = String::new();
-    body += &serde_json::to_string(header).map_err(|e| io_err(path, e))?;
-    body.push('\n');
-    for r in records {
-        body += &serde_json::to_string(r).map_err(|e| io_err(path, e))?;
-        body.push('\n');
-    }
-    let crc = crc32fast::hash(body.as_bytes());
-    body += &serde_json::to_string(&Trailer {
-        crc32: format!("{crc:08x}"),
-    })
-    .map_err(|e| io_err(path, e))?;
-    body.push('\n');
-    write_atomically(path, body.as_bytes()).map_err(|e| io_err(path, e))
+    write_jsonl(path, header, records).map_err(|e| io_err(path, e))
 }
 
 /// Reads a records file, refusing one of another format or version, or a damaged one.
@@ -90,32 +71,8 @@ pub fn write_records(
 /// # Errors
 /// [`EvalError::Records`] saying what is wrong.
 pub fn read_records(path: &Path) -> Result<(Header, Vec<GameRecord>), EvalError> {
-    let text = fs::read_to_string(path).map_err(|e| io_err(path, e))?;
-    let body_end = text
-        .trim_end_matches('\n')
-        .rfind('\n')
-        .map(|i| i + 1)
-        .ok_or_else(|| io_err(path, "too short to be a records file"))?;
-    let (body, last) = text.split_at(body_end);
-    let trailer: Trailer = serde_json::from_str(last.trim()).map_err(|_| {
-        io_err(
-            path,
-            "the last line is not the checksum line: the file is cut short or damaged",
-        )
-    })?;
-    let crc = format!("{:08x}", crc32fast::hash(body.as_bytes()));
-    if crc != trailer.crc32 {
-        return Err(io_err(
-            path,
-            format!(
-                "checksum mismatch (file says {}, content gives {crc}): the file is damaged",
-                trailer.crc32
-            ),
-        ));
-    }
-    let mut lines = body.lines();
-    let header: Header = serde_json::from_str(lines.next().unwrap_or(""))
-        .map_err(|e| io_err(path, format!("bad header: {e}")))?;
+    let (header, records): (Header, Vec<GameRecord>) =
+        read_jsonl(path).map_err(|e| io_err(path, e))?;
     if header.format != FORMAT {
         return Err(io_err(
             path,
@@ -131,11 +88,5 @@ pub fn read_records(path: &Path) -> Result<(Header, Vec<GameRecord>), EvalError>
             ),
         ));
     }
-    let records = lines
-        .enumerate()
-        .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| io_err(path, format!("line {}: {e}", i + 2)))
-        })
-        .collect::<Result<Vec<GameRecord>, EvalError>>()?;
     Ok((header, records))
 }

@@ -34,3 +34,61 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     }
     result
 }
+
+/// Writes JSON Lines: `header` on the first line, one line per row, and a last line with
+/// the CRC-32 of everything before it, atomically.
+///
+/// # Errors
+/// Any serialisation or I/O failure.
+pub fn write_jsonl<H: serde::Serialize, R: serde::Serialize>(
+    path: &Path,
+    header: &H,
+    rows: &[R],
+) -> io::Result<()> {
+    let mut body = serde_json::to_string(header).map_err(io::Error::other)?;
+    body.push('\n');
+    for r in rows {
+        body += &serde_json::to_string(r).map_err(io::Error::other)?;
+        body.push('\n');
+    }
+    let crc = crc32fast::hash(body.as_bytes());
+    body += &format!("{{\"crc32\":\"{crc:08x}\"}}\n");
+    write_atomically(path, body.as_bytes())
+}
+
+/// Reads what [`write_jsonl`] wrote: the header and the rows, after checking the checksum.
+///
+/// # Errors
+/// A message saying what is wrong: unreadable, cut short or damaged, a bad line.
+pub fn read_jsonl<H: serde::de::DeserializeOwned, R: serde::de::DeserializeOwned>(
+    path: &Path,
+) -> Result<(H, Vec<R>), String> {
+    #[derive(serde::Deserialize)]
+    struct Trailer {
+        crc32: String,
+    }
+    let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let body_end = text
+        .trim_end_matches('\n')
+        .rfind('\n')
+        .map(|i| i + 1)
+        .ok_or("too short to hold a header and a checksum")?;
+    let (body, last) = text.split_at(body_end);
+    let trailer: Trailer = serde_json::from_str(last.trim())
+        .map_err(|_| "the last line is not the checksum line: the file is cut short or damaged")?;
+    let crc = format!("{:08x}", crc32fast::hash(body.as_bytes()));
+    if crc != trailer.crc32 {
+        return Err(format!(
+            "checksum mismatch (file says {}, content gives {crc}): the file is damaged",
+            trailer.crc32
+        ));
+    }
+    let mut lines = body.lines();
+    let header: H =
+        serde_json::from_str(lines.next().unwrap_or("")).map_err(|e| format!("bad header: {e}"))?;
+    let rows = lines
+        .enumerate()
+        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("line {}: {e}", i + 2)))
+        .collect::<Result<Vec<R>, String>>()?;
+    Ok((header, rows))
+}

@@ -197,3 +197,37 @@ fn the_perfect_player_never_loses() {
         assert_eq!(report.tally.losses, 0, "{opponent}: {:?}", report.tally);
     }
 }
+
+#[test]
+fn benchmark_sets_balance_round_trip_and_score_agents() {
+    use kvarn_eval::agent::AgentSpec;
+    use kvarn_eval::solver::benchmark::{Outcome, read_set, sample, score, write_set};
+    let rules = *FIVE.rules();
+    let set = sample(&FIVE, 90, 7);
+    assert_eq!(set.len(), 90);
+    for outcome in [Outcome::Win, Outcome::Draw, Outcome::Loss] {
+        let n = set.iter().filter(|b| b.value == outcome).count();
+        assert!(n >= 20, "{outcome:?}: {n}");
+    }
+    // Every position's preserving moves really keep its value.
+    for b in set.iter().take(30) {
+        let pos = Position::from_position_string(&rules, &b.position).unwrap();
+        assert_eq!(FIVE.value(&pos).unwrap().outcome(), b.value);
+        assert!(!b.preserving.is_empty());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("set.jsonl");
+    write_set(&path, &rules, &set).unwrap();
+    let (r, back) = read_set(&path).unwrap();
+    assert_eq!((r, &back), (rules, &set));
+    let mut random = "random:seed=1"
+        .parse::<AgentSpec>()
+        .unwrap()
+        .build(rules, 1)
+        .unwrap();
+    let scores = score(&rules, &set, random.as_mut()).unwrap();
+    let all = scores[&None];
+    assert_eq!(all.positions, 90);
+    assert_eq!(all.estimated, 0, "random players estimate nothing");
+    assert!(all.blunders > 0);
+}

@@ -31,9 +31,21 @@ enum Command {
     Solve(commands::solve::SolveArgs),
     /// A position's exact value and the value of each of its moves, from the databases.
     Probe(commands::solve::ProbeArgs),
+    /// Sample benchmark positions with exact values from the solver's databases.
+    BenchSet(commands::solve::BenchSetArgs),
+    /// Score agents.
+    #[command(subcommand)]
+    Eval(EvalCommand),
     /// Speed measurements.
     #[command(subcommand)]
     Bench(commands::bench::BenchCommand),
+}
+
+/// What `kvarn eval` scores against.
+#[derive(Subcommand)]
+enum EvalCommand {
+    /// An agent on a solver benchmark set: value accuracy, value-keeping moves, blunders.
+    Solver(commands::solve::EvalSolverArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -55,5 +67,7 @@ fn main() -> anyhow::Result<()> {
         Command::Play(args) => commands::play::run(&args),
         Command::Solve(args) => commands::solve::run_solve(&args),
         Command::Probe(args) => commands::solve::run_probe(&args),
+        Command::BenchSet(args) => commands::solve::run_bench_set(&args),
+        Command::Eval(EvalCommand::Solver(args)) => commands::solve::run_eval_solver(&args),
     }
 }

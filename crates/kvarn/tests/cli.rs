@@ -318,6 +318,37 @@ fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
     ]);
     assert!(!ok);
     assert!(err.contains("do not cover"), "{err}");
+    // A benchmark set from the databases, and the perfect player's perfect score on it.
+    let set = dir.join("set.jsonl");
+    let (ok, out, err) = kvarn(&[
+        "bench-set",
+        "--variant",
+        "nine",
+        "--flying",
+        "off",
+        "--db",
+        d,
+        "--n",
+        "60",
+        "--out",
+        set.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("60 positions written"), "{out}");
+    let (ok, out, err) = kvarn(&[
+        "eval",
+        "solver",
+        "--set",
+        set.to_str().unwrap(),
+        "--agent",
+        &format!("perfect:db={d}"),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("all") && l.contains("100.0%") && l.ends_with("0.0%")),
+        "{out}"
+    );
     // A damaged file is refused loudly.
     let file = dir.join("nine-nofly_w3b3_h0-0_white.kvdb");
     let mut bytes = std::fs::read(&file).unwrap();

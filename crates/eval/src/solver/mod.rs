@@ -14,6 +14,7 @@
 //! In progress: the values live in memory. Database files, probing from the command
 //! line, symmetry reduction and Nine Men's Morris endgames are still to come.
 
+pub mod benchmark;
 pub mod db;
 pub mod index;
 mod retro;

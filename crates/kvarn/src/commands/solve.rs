@@ -6,8 +6,8 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_eval::solver::db;
 use kvarn_eval::solver::{Solver, Step, Subspace, Value, endgame_plan, whole_game_plan};
+use kvarn_eval::solver::{benchmark, db};
 use kvarn_game::{Position, Rules, SYMMETRY_COUNT, Variant};
 
 use crate::rules_args::RulesArgs;
@@ -188,6 +188,90 @@ pub fn run_probe(args: &ProbeArgs) -> anyhow::Result<()> {
     for (mv, v) in moves {
         let v = v.map_or("not in the databases".to_string(), describe);
         println!("  {mv:>7}  {v}");
+    }
+    Ok(())
+}
+
+/// Arguments of `kvarn bench-set`.
+#[derive(Args, Debug)]
+pub struct BenchSetArgs {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Folder of the database files.
+    #[arg(long)]
+    db: PathBuf,
+    /// Number of positions.
+    #[arg(long, default_value_t = 1000)]
+    n: usize,
+    /// Seed of the sampling.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The benchmark file to write.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// Runs `kvarn bench-set`.
+pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
+    let rules = args.rules.rules()?;
+    anyhow::ensure!(args.n > 0, "--n must be at least 1");
+    let solver = load(&args.db, rules)?;
+    anyhow::ensure!(
+        !solver.tables().is_empty(),
+        "no databases for {rules} in {} (make them with `kvarn solve`)",
+        args.db.display()
+    );
+    let set = benchmark::sample(&solver, args.n, args.seed);
+    benchmark::write_set(&args.out, &rules, &set)?;
+    let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
+    for b in &set {
+        *kinds
+            .entry(format!("{:?}/{:?}", b.phase, b.value))
+            .or_default() += 1;
+    }
+    println!("{} positions written to {}", set.len(), args.out.display());
+    for (k, n) in kinds {
+        println!("  {k}: {n}");
+    }
+    Ok(())
+}
+
+/// Arguments of `kvarn eval solver`.
+#[derive(Args, Debug)]
+pub struct EvalSolverArgs {
+    /// The benchmark file (from `kvarn bench-set`); its rules are used.
+    #[arg(long)]
+    set: PathBuf,
+    /// The agent to score, e.g. `alphabeta:depth=4` or `perfect:db=DIR`.
+    #[arg(long)]
+    agent: String,
+    /// Seed of agents without one of their own.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// Runs `kvarn eval solver`.
+pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
+    let (rules, set) = benchmark::read_set(&args.set)?;
+    let spec: kvarn_eval::agent::AgentSpec = args.agent.parse().context("reading --agent")?;
+    let mut agent = spec.build(rules, args.seed)?;
+    let scores = benchmark::score(&rules, &set, agent.as_mut())?;
+    println!("{spec} on {} positions of {rules}", set.len());
+    println!(
+        "{:<10} {:>9} {:>15} {:>15} {:>13}",
+        "phase", "positions", "value accuracy", "value-keeping", "blunders"
+    );
+    for (phase, s) in &scores {
+        let name = phase.map_or("all".to_string(), |p| format!("{p:?}").to_lowercase());
+        let acc = s
+            .value_accuracy()
+            .map_or("n/a".to_string(), |a| format!("{:.1}%", 100.0 * a));
+        println!(
+            "{name:<10} {:>9} {acc:>15} {:>14.1}% {:>12.1}%",
+            s.positions,
+            100.0 * s.preserving_rate(),
+            100.0 * s.blunder_rate()
+        );
     }
     Ok(())
 }

@@ -1,0 +1,280 @@
+//! Solver benchmarks: positions with exact values and their value-preserving moves,
+//! sampled from the databases and balanced across phases and values, and the scoring of
+//! any agent on them.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use kvarn_game::{Game, Position, Rules};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
+
+use super::{NOT_A_POSITION, Solver, Subspace, Value};
+use crate::agent::Agent;
+use crate::error::EvalError;
+use crate::storage::{read_jsonl, write_jsonl};
+
+/// Format name of a benchmark file.
+pub const FORMAT: &str = "kvarn-bench-set";
+/// Format version written and read.
+pub const VERSION: u32 = 1;
+
+/// What the player to move is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Placing a man from hand.
+    Placing,
+    /// Sliding a man.
+    Moving,
+    /// Flying a man (three left, flying on).
+    Flying,
+    /// Removing an opposing man after a mill.
+    Removal,
+}
+
+impl Phase {
+    /// The phase of the player to move in `pos`.
+    pub fn of(rules: &Rules, pos: &Position) -> Phase {
+        if pos.pending_removal() {
+            Phase::Removal
+        } else if pos.is_placing() {
+            Phase::Placing
+        } else if pos.can_fly(rules, pos.side_to_move()) {
+            Phase::Flying
+        } else {
+            Phase::Moving
+        }
+    }
+}
+
+/// A game-theoretic outcome for the player to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The player to move wins with perfect play.
+    Win,
+    /// Neither side can force a win.
+    Draw,
+    /// The player to move loses with perfect play.
+    Loss,
+}
+
+impl Value {
+    /// The outcome without the distance.
+    pub fn outcome(self) -> Outcome {
+        match self {
+            Value::Win(_) => Outcome::Win,
+            Value::Draw => Outcome::Draw,
+            Value::Loss(_) => Outcome::Loss,
+        }
+    }
+}
+
+/// One benchmark position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BenchPosition {
+    /// The position string.
+    pub position: String,
+    /// What the player to move is doing.
+    pub phase: Phase,
+    /// The exact outcome for the player to move.
+    pub value: Outcome,
+    /// Decisions to the end with perfect play (0 for draws).
+    pub distance: u16,
+    /// The moves that keep the outcome (every move, in a lost position).
+    pub preserving: Vec<String>,
+}
+
+/// The first line of a benchmark file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchHeader {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// [`VERSION`].
+    pub version: u32,
+    /// The rules the values hold for (draw rules ignored).
+    pub rules: Rules,
+}
+
+/// Samples `n` positions from the solver's tables, as evenly as the tables allow over
+/// every (phase, outcome) pair, reproducibly from `seed`.
+pub fn sample(solver: &Solver, n: usize, seed: u64) -> Vec<BenchPosition> {
+    let rules = *solver.rules();
+    let mut tables: Vec<(&Subspace, &Vec<u16>)> = solver.tables().iter().collect();
+    tables.sort_by_key(|(s, _)| **s);
+    let total: usize = tables.iter().map(|(_, t)| t.len()).sum();
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let mut by_kind: BTreeMap<(Phase, Outcome), Vec<BenchPosition>> = BTreeMap::new();
+    let phases = if rules.flying() { 4 } else { 3 };
+    let kinds = phases * 3;
+    let per_kind = n.div_ceil(kinds);
+    let mut taken = std::collections::HashSet::new();
+    let mut accepted = 0;
+    let mut attempts = 0;
+    while accepted < n && attempts < 400 * n + 10_000 && total > 0 {
+        attempts += 1;
+        // Balanced first; after enough tries, whatever the tables hold.
+        let balanced = attempts < 200 * n;
+        let mut r = rng.random_range(0..total);
+        let (s, table) = tables
+            .iter()
+            .find(|(_, t)| {
+                if r < t.len() {
+                    true
+                } else {
+                    r -= t.len();
+                    false
+                }
+            })
+            .expect("r is below the total");
+        let v = table[r];
+        if v == NOT_A_POSITION || !taken.insert((**s, r)) {
+            continue;
+        }
+        let Some(pos) = solver.position_at(s, r) else {
+            continue;
+        };
+        let value = Value::unpack(v);
+        let phase = Phase::of(&rules, &pos);
+        let slot = by_kind.entry((phase, value.outcome())).or_default();
+        if balanced && slot.len() >= per_kind {
+            continue;
+        }
+        let preserving = solver
+            .move_values(&pos)
+            .into_iter()
+            .filter(|(_, mv)| mv.is_some_and(|mv| mv.outcome() == value.outcome()))
+            .map(|(m, _)| m.to_string())
+            .collect();
+        slot.push(BenchPosition {
+            position: pos.to_position_string(&rules),
+            phase,
+            value: value.outcome(),
+            distance: match value {
+                Value::Win(d) | Value::Loss(d) => d,
+                Value::Draw => 0,
+            },
+            preserving,
+        });
+        accepted += 1;
+    }
+    by_kind.into_values().flatten().collect()
+}
+
+/// Writes a benchmark set.
+///
+/// # Errors
+/// [`EvalError::Records`] when the file cannot be written.
+pub fn write_set(path: &Path, rules: &Rules, set: &[BenchPosition]) -> Result<(), EvalError> {
+    let header = BenchHeader {
+        format: FORMAT.into(),
+        version: VERSION,
+        rules: *rules,
+    };
+    write_jsonl(path, &header, set).map_err(|e| EvalError::Records {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// Reads a benchmark set, refusing a damaged file or one of another format or version.
+///
+/// # Errors
+/// [`EvalError::Records`] saying what is wrong.
+pub fn read_set(path: &Path) -> Result<(Rules, Vec<BenchPosition>), EvalError> {
+    let err = |reason: String| EvalError::Records {
+        path: path.display().to_string(),
+        reason,
+    };
+    let (header, set): (BenchHeader, Vec<BenchPosition>) = read_jsonl(path).map_err(err)?;
+    if header.format != FORMAT || header.version != VERSION {
+        return Err(err(format!(
+            "format {} version {}; this Kvarn reads {FORMAT} version {VERSION}",
+            header.format, header.version
+        )));
+    }
+    Ok((header.rules, set))
+}
+
+/// An agent's figures on one phase of a benchmark set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PhaseScore {
+    /// Positions of the phase.
+    pub positions: u32,
+    /// Positions where the agent gave an outcome estimate.
+    pub estimated: u32,
+    /// Estimates equal to the exact outcome.
+    pub correct: u32,
+    /// Chosen moves that keep the exact outcome.
+    pub preserved: u32,
+    /// Won or drawn positions.
+    pub winning_or_drawn: u32,
+    /// Moves that threw a win or a draw away.
+    pub blunders: u32,
+}
+
+impl PhaseScore {
+    fn add(&mut self, o: &PhaseScore) {
+        self.positions += o.positions;
+        self.estimated += o.estimated;
+        self.correct += o.correct;
+        self.preserved += o.preserved;
+        self.winning_or_drawn += o.winning_or_drawn;
+        self.blunders += o.blunders;
+    }
+
+    /// Share of estimates that were right (`None` without estimates).
+    pub fn value_accuracy(&self) -> Option<f64> {
+        (self.estimated > 0).then(|| self.correct as f64 / self.estimated as f64)
+    }
+
+    /// Share of moves that kept the outcome.
+    pub fn preserving_rate(&self) -> f64 {
+        self.preserved as f64 / self.positions.max(1) as f64
+    }
+
+    /// Share of won or drawn positions where the move threw the result away.
+    pub fn blunder_rate(&self) -> f64 {
+        self.blunders as f64 / self.winning_or_drawn.max(1) as f64
+    }
+}
+
+/// Scores `agent` on `set`: per phase, and all phases together under `None`.
+///
+/// # Errors
+/// A position that does not read under `rules`, or an agent failure.
+pub fn score(
+    rules: &Rules,
+    set: &[BenchPosition],
+    agent: &mut dyn Agent,
+) -> Result<BTreeMap<Option<Phase>, PhaseScore>, EvalError> {
+    let mut out: BTreeMap<Option<Phase>, PhaseScore> = BTreeMap::new();
+    for b in set {
+        let pos =
+            Position::from_position_string(rules, &b.position).map_err(|e| EvalError::Records {
+                path: "benchmark set".into(),
+                reason: e.to_string(),
+            })?;
+        let game = Game::from_position(*rules, pos).map_err(|e| EvalError::Records {
+            path: "benchmark set".into(),
+            reason: e.to_string(),
+        })?;
+        agent.new_game()?;
+        let estimate = agent.outcome(&game)?;
+        let mv = agent.choose(&game)?.to_string();
+        let kept = b.preserving.contains(&mv);
+        let s = PhaseScore {
+            positions: 1,
+            estimated: u32::from(estimate.is_some()),
+            correct: u32::from(estimate == Some(b.value)),
+            preserved: u32::from(kept),
+            winning_or_drawn: u32::from(b.value != Outcome::Loss),
+            blunders: u32::from(b.value != Outcome::Loss && !kept),
+        };
+        out.entry(Some(b.phase)).or_default().add(&s);
+        out.entry(None).or_default().add(&s);
+    }
+    Ok(out)
+}
