@@ -22,6 +22,7 @@ mod retro;
 use std::collections::HashMap;
 
 use kvarn_game::{Color, Move, Position, Rules, Variant};
+use rayon::prelude::*;
 
 /// An exact value for the player to move, with the number of decisions to the end of the
 /// game under perfect play (fastest win, slowest loss).
@@ -285,6 +286,7 @@ impl Solver {
             Step::Direct(s) => {
                 let n = self.indexer.size(&s);
                 let table: Vec<u16> = (0..n)
+                    .into_par_iter()
                     .map(|i| match self.indexer.position_at(&self.rules, &s, i) {
                         None => NOT_A_POSITION,
                         Some(pos) => terminal_value(&self.rules, &pos)

@@ -9,6 +9,7 @@
 //! their own distance. Whatever is left when no level has news is a draw.
 
 use kvarn_game::{Bitboard, Color, Position};
+use rayon::prelude::*;
 
 use super::{Solver, Subspace, Value, terminal_value};
 
@@ -27,43 +28,32 @@ pub(super) fn solve_unit(solver: &Solver, unit: [Subspace; 2]) -> [Vec<u16>; 2] 
     let mut cannot_lose: [Vec<bool>; 2] = [vec![false; n], vec![false; n]];
     let mut levels: Vec<Vec<Pending>> = Vec::new();
 
+    // The first look at every position, in parallel: terminal or not, successors inside
+    // the pair (counted once per symmetry class), and what the moves leaving it give.
+    let starts: [Vec<Start>; 2] = [0, 1].map(|side| {
+        (0..n)
+            .into_par_iter()
+            .map(|i| first_look(solver, &unit[side], i))
+            .collect()
+    });
     for side in 0..2 {
-        for i in 0..n {
-            let Some(pos) = ix.position_at(&rules, &unit[side], i) else {
-                continue;
-            };
-            if let Some(v) = terminal_value(&rules, &pos) {
+        for (i, st) in starts[side].iter().enumerate() {
+            if let Some(v) = st.terminal {
                 schedule(&mut levels, distance(v), (side, i as u32, v));
                 continue;
             }
-            // Symmetric moves can lead to one class: count successor classes, each once.
-            let mut inside: Vec<usize> = Vec::new();
-            for &m in pos.legal_moves(&rules).iter() {
-                let mut next = pos;
-                next.play_unchecked(&rules, m);
-                let outside = if next.pending_removal() {
-                    solver.value(&next)
-                } else {
-                    terminal_value(&rules, &next)
-                };
-                match outside {
-                    None => inside.push(ix.index_of(&next)),
-                    Some(v) => match v.back(next.side_to_move() == pos.side_to_move()) {
-                        Value::Win(d) => {
-                            cannot_lose[side][i] = true;
-                            schedule(&mut levels, d, (side, i as u32, Value::Win(d)));
-                        }
-                        Value::Draw => cannot_lose[side][i] = true,
-                        Value::Loss(d) => slowest[side][i] = slowest[side][i].max(d),
-                    },
-                }
+            counter[side][i] = st.counter;
+            slowest[side][i] = st.slowest;
+            cannot_lose[side][i] = st.cannot_lose;
+            if let Some(d) = st.fastest_win {
+                schedule(&mut levels, d, (side, i as u32, Value::Win(d)));
             }
-            inside.sort_unstable();
-            inside.dedup();
-            counter[side][i] = inside.len() as u16;
-            if counter[side][i] == 0 && !cannot_lose[side][i] {
-                let d = slowest[side][i];
-                schedule(&mut levels, d, (side, i as u32, Value::Loss(d)));
+            if st.valid && st.counter == 0 && !st.cannot_lose {
+                schedule(
+                    &mut levels,
+                    st.slowest,
+                    (side, i as u32, Value::Loss(st.slowest)),
+                );
             }
         }
     }
@@ -118,13 +108,70 @@ pub(super) fn solve_unit(solver: &Solver, unit: [Subspace; 2]) -> [Vec<u16>; 2] 
             .collect::<Vec<u16>>()
     });
     for (side, table) in tables.iter_mut().enumerate() {
-        for (i, v) in table.iter_mut().enumerate() {
-            if ix.position_at(&rules, &unit[side], i).is_none() {
+        for (v, st) in table.iter_mut().zip(&starts[side]) {
+            if !st.valid {
                 *v = super::NOT_A_POSITION;
             }
         }
     }
     tables
+}
+
+/// What the first look at a position finds.
+#[derive(Clone, Copy, Default)]
+struct Start {
+    /// Whether the index is a position (not an unused index).
+    valid: bool,
+    /// The value of a finished game.
+    terminal: Option<Value>,
+    /// Successor classes inside the pair.
+    counter: u16,
+    /// The slowest loss among moves leaving the pair.
+    slowest: u16,
+    /// Whether a move leaving the pair draws or wins.
+    cannot_lose: bool,
+    /// The fastest win among moves leaving the pair.
+    fastest_win: Option<u16>,
+}
+
+fn first_look(solver: &Solver, s: &Subspace, i: usize) -> Start {
+    let rules = solver.rules;
+    let Some(pos) = solver.indexer.position_at(&rules, s, i) else {
+        return Start::default();
+    };
+    let mut st = Start {
+        valid: true,
+        terminal: terminal_value(&rules, &pos),
+        ..Start::default()
+    };
+    if st.terminal.is_some() {
+        return st;
+    }
+    let mut inside: Vec<usize> = Vec::new();
+    for &m in pos.legal_moves(&rules).iter() {
+        let mut next = pos;
+        next.play_unchecked(&rules, m);
+        let outside = if next.pending_removal() {
+            solver.value(&next)
+        } else {
+            terminal_value(&rules, &next)
+        };
+        match outside {
+            None => inside.push(solver.indexer.index_of(&next)),
+            Some(v) => match v.back(next.side_to_move() == pos.side_to_move()) {
+                Value::Win(d) => {
+                    st.cannot_lose = true;
+                    st.fastest_win = Some(st.fastest_win.map_or(d, |f| f.min(d)));
+                }
+                Value::Draw => st.cannot_lose = true,
+                Value::Loss(d) => st.slowest = st.slowest.max(d),
+            },
+        }
+    }
+    inside.sort_unstable();
+    inside.dedup();
+    st.counter = inside.len() as u16;
+    st
 }
 
 /// Puts `item` in the level of distance `d`.

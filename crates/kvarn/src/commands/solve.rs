@@ -46,29 +46,41 @@ fn plan(rules: &Rules, max_men: u8) -> Vec<Step> {
     }
 }
 
-/// Won, drawn and lost counts of a table, symmetry-reduced and over all positions.
+/// Won, drawn and lost counts of a table, symmetry-reduced and over all positions (each
+/// class counted as many times as it has distinct images), and the longest win.
 fn counts(solver: &Solver, s: &Subspace, table: &[u16]) -> ([u64; 3], [u64; 3], u16) {
-    let (mut reduced, mut all, mut longest) = ([0u64; 3], [0u64; 3], 0);
+    use rayon::prelude::*;
     let rules = *solver.rules();
-    for (i, &v) in table.iter().enumerate() {
-        let Some(pos) = (v != u16::MAX).then(|| solver.position_at(s, i)).flatten() else {
-            continue;
-        };
-        let k = match Value::unpack(v) {
-            Value::Win(d) => {
-                longest = longest.max(d);
-                0
-            }
-            Value::Draw => 1,
-            Value::Loss(_) => 2,
-        };
-        let same = (0..SYMMETRY_COUNT)
-            .filter(|&sym| pos.transformed(&rules, sym).key() == pos.key())
-            .count();
-        reduced[k] += 1;
-        all[k] += (SYMMETRY_COUNT / same) as u64;
-    }
-    (reduced, all, longest)
+    table
+        .par_iter()
+        .enumerate()
+        .filter(|&(_, &v)| v != u16::MAX)
+        .filter_map(|(i, &v)| solver.position_at(s, i).map(|pos| (pos, Value::unpack(v))))
+        .map(|(pos, v)| {
+            let (k, longest) = match v {
+                Value::Win(d) => (0, d),
+                Value::Draw => (1, 0),
+                Value::Loss(_) => (2, 0),
+            };
+            let same = (0..SYMMETRY_COUNT)
+                .filter(|&sym| pos.transformed(&rules, sym).key() == pos.key())
+                .count();
+            let mut reduced = [0u64; 3];
+            let mut all = [0u64; 3];
+            reduced[k] = 1;
+            all[k] = (SYMMETRY_COUNT / same) as u64;
+            (reduced, all, longest)
+        })
+        .reduce(
+            || ([0; 3], [0; 3], 0),
+            |a, b| {
+                (
+                    [a.0[0] + b.0[0], a.0[1] + b.0[1], a.0[2] + b.0[2]],
+                    [a.1[0] + b.1[0], a.1[1] + b.1[1], a.1[2] + b.1[2]],
+                    a.2.max(b.2),
+                )
+            },
+        )
 }
 
 /// Runs `kvarn solve`.
