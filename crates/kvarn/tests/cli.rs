@@ -305,6 +305,33 @@ fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
             .any(|l| l.trim() == "g4-g7  win in 2 decisions for the player to move"),
         "{out}"
     );
+    // A pending removal: any removal leaves Black with two men.
+    let probe = |position: &str| {
+        kvarn(&[
+            "probe",
+            "--variant",
+            "nine",
+            "--flying",
+            "off",
+            "--db",
+            d,
+            position,
+        ])
+    };
+    let (ok, out, err) = probe("WWW...../......B./B...B... w 0/0 x 0 40");
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("white to move: win in 1 decision for"),
+        "{out}"
+    );
+    assert!(out.contains("xb2  win in 1"), "{out}");
+    // Black on a7 d7 g7 is shut in by a4, d6 and g4: lost, and no move to show.
+    let (ok, out, err) = probe("BBBW...W/.W....../........ b 0/0 - 0 40");
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("black to move: lost (the game is over)"),
+        "{out}"
+    );
     // A position the databases do not cover is refused with the reason.
     let (ok, _, err) = kvarn(&[
         "probe",

@@ -156,9 +156,17 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
 }
 
 fn describe(v: Value) -> String {
+    let decisions = |d: u16| {
+        if d == 1 {
+            "1 decision".to_string()
+        } else {
+            format!("{d} decisions")
+        }
+    };
     match v {
-        Value::Win(d) => format!("win in {d} decisions for the player to move"),
-        Value::Loss(d) => format!("loss in {d} decisions for the player to move"),
+        Value::Loss(0) => "lost (the game is over)".to_string(),
+        Value::Win(d) => format!("win in {} for the player to move", decisions(d)),
+        Value::Loss(d) => format!("loss in {} for the player to move", decisions(d)),
         Value::Draw => "draw".to_string(),
     }
 }
