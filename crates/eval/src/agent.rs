@@ -101,6 +101,9 @@ pub struct AlphaBetaAgent {
     engine: Engine,
     limits: Limits,
     name: String,
+    /// The last search, by position key: `outcome` and `choose` on one position search
+    /// once.
+    last: Option<(u64, crate::search::Info)>,
 }
 
 impl AlphaBetaAgent {
@@ -115,7 +118,29 @@ impl AlphaBetaAgent {
             engine: Engine::new(rules, options),
             limits,
             name,
+            last: None,
         }
+    }
+}
+
+impl AlphaBetaAgent {
+    /// The search of `game`'s position, reused when asked twice in a row.
+    fn search(&mut self, game: &Game) -> Result<crate::search::Info, EvalError> {
+        let key = game.position().key() ^ (game.ply() as u64) << 58;
+        if let Some((k, info)) = &self.last
+            && *k == key
+        {
+            return Ok(info.clone());
+        }
+        let info = self
+            .engine
+            .search(game, self.limits, None, |_| {})
+            .ok_or_else(|| EvalError::Spec {
+                spec: self.name.clone(),
+                reason: "asked to move in a finished game".into(),
+            })?;
+        self.last = Some((key, info.clone()));
+        Ok(info)
     }
 }
 
@@ -126,35 +151,30 @@ impl Agent for AlphaBetaAgent {
 
     fn new_game(&mut self) -> Result<(), EvalError> {
         self.engine.new_game();
+        self.last = None;
         Ok(())
     }
 
-    /// The search's score read as an outcome: a forced result as such, otherwise a
-    /// win or loss beyond a man and a half of advantage, a draw within it (a heuristic:
-    /// the engine knows no draws but by rule).
-    fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, EvalError> {
-        Ok(self
-            .engine
-            .search(game, self.limits, None, |_| {})
-            .map(|info| {
-                if info.score > 150 {
-                    Outcome::Win
-                } else if info.score < -150 {
-                    Outcome::Loss
-                } else {
-                    Outcome::Draw
-                }
-            }))
+    fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
+        let info = self.search(game)?;
+        info.pv.first().copied().ok_or_else(|| EvalError::Spec {
+            spec: self.name.clone(),
+            reason: "the search found no move".into(),
+        })
     }
 
-    fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
-        self.engine
-            .search(game, self.limits, None, |_| {})
-            .and_then(|info| info.pv.first().copied())
-            .ok_or_else(|| EvalError::Spec {
-                spec: self.name.clone(),
-                reason: "asked to move in a finished game".into(),
-            })
+    /// The search's score read as an outcome: a forced result as such, otherwise a win or
+    /// loss beyond a man and a half of advantage, a draw within it (a heuristic: the engine
+    /// knows no draws but by rule).
+    fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, EvalError> {
+        let info = self.search(game)?;
+        Ok(Some(if info.score > 150 {
+            Outcome::Win
+        } else if info.score < -150 {
+            Outcome::Loss
+        } else {
+            Outcome::Draw
+        }))
     }
 }
 
@@ -164,6 +184,7 @@ pub struct PerfectAgent {
     solver: Arc<Solver>,
     rng: Pcg64Mcg,
     seed: u64,
+    games: u64,
     name: String,
 }
 
@@ -174,6 +195,7 @@ impl PerfectAgent {
             solver,
             rng: Pcg64Mcg::seed_from_u64(seed),
             seed,
+            games: 0,
             name,
         }
     }
@@ -185,7 +207,10 @@ impl Agent for PerfectAgent {
     }
 
     fn new_game(&mut self) -> Result<(), EvalError> {
-        self.rng = Pcg64Mcg::seed_from_u64(self.seed);
+        // A new sequence each game, so that games against the same opponent differ.
+        self.games += 1;
+        self.rng =
+            Pcg64Mcg::seed_from_u64(self.seed ^ self.games.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         Ok(())
     }
 

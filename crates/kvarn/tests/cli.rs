@@ -299,10 +299,10 @@ fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
         "WW.W..../......B./B...B... w 0/0 - 0 40",
     ]);
     assert!(ok, "{err}");
-    assert!(out.contains("white to move: win in 2 decisions"), "{out}");
+    assert!(out.contains("white to move: win in 1 turn for"), "{out}");
     assert!(
         out.lines()
-            .any(|l| l.trim() == "g4-g7  win in 2 decisions for the player to move"),
+            .any(|l| l.trim() == "g4-g7  win in 1 turn for the player to move"),
         "{out}"
     );
     // A pending removal: any removal leaves Black with two men.
@@ -320,11 +320,8 @@ fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
     };
     let (ok, out, err) = probe("WWW...../......B./B...B... w 0/0 x 0 40");
     assert!(ok, "{err}");
-    assert!(
-        out.contains("white to move: win in 1 decision for"),
-        "{out}"
-    );
-    assert!(out.contains("xb2  win in 1"), "{out}");
+    assert!(out.contains("white to move: win in 1 turn for"), "{out}");
+    assert!(out.contains("xb2  win in 1 turn"), "{out}");
     // Black on a7 d7 g7 is shut in by a4, d6 and g4: lost, and no move to show.
     let (ok, out, err) = probe("BBBW...W/.W....../........ b 0/0 - 0 40");
     assert!(ok, "{err}");

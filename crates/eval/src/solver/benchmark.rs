@@ -81,7 +81,7 @@ pub struct BenchPosition {
     pub phase: Phase,
     /// The exact outcome for the player to move.
     pub value: Outcome,
-    /// Decisions to the end with perfect play (0 for draws).
+    /// Turns to the end with perfect play (0 for draws).
     pub distance: u16,
     /// The moves that keep the outcome (every move, in a lost position).
     pub preserving: Vec<String>,
@@ -107,9 +107,37 @@ pub fn sample(solver: &Solver, n: usize, seed: u64) -> Vec<BenchPosition> {
     let total: usize = tables.iter().map(|(_, t)| t.len()).sum();
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let mut by_kind: BTreeMap<(Phase, Outcome), Vec<BenchPosition>> = BTreeMap::new();
-    let phases = if rules.flying() { 4 } else { 3 };
-    let kinds = phases * 3;
-    let per_kind = n.div_ceil(kinds);
+    // Which (phase, outcome) kinds the tables hold, from a survey, so that each gets an
+    // equal share.
+    let pick = |rng: &mut Pcg64Mcg| -> Option<(Subspace, usize, Position, Value)> {
+        let mut r = rng.random_range(0..total);
+        let (s, table) = tables.iter().find(|(_, t)| {
+            let here = r < t.len();
+            if !here {
+                r -= t.len();
+            }
+            here
+        })?;
+        let v = table[r];
+        if v == NOT_A_POSITION {
+            return None;
+        }
+        let pos = solver.position_at(s, r)?;
+        // A finished game offers no move to judge.
+        if pos.legal_moves(&rules).is_empty() {
+            return None;
+        }
+        Some((**s, r, pos, Value::unpack(v)))
+    };
+    let mut kinds = std::collections::BTreeSet::new();
+    if total > 0 {
+        for _ in 0..(20 * n).max(2_000) {
+            if let Some((_, _, pos, v)) = pick(&mut rng) {
+                kinds.insert((Phase::of(&rules, &pos), v.outcome()));
+            }
+        }
+    }
+    let per_kind = n.div_ceil(kinds.len().max(1));
     let mut taken = std::collections::HashSet::new();
     let mut accepted = 0;
     let mut attempts = 0;
@@ -117,26 +145,12 @@ pub fn sample(solver: &Solver, n: usize, seed: u64) -> Vec<BenchPosition> {
         attempts += 1;
         // Balanced first; after enough tries, whatever the tables hold.
         let balanced = attempts < 200 * n;
-        let mut r = rng.random_range(0..total);
-        let (s, table) = tables
-            .iter()
-            .find(|(_, t)| {
-                if r < t.len() {
-                    true
-                } else {
-                    r -= t.len();
-                    false
-                }
-            })
-            .expect("r is below the total");
-        let v = table[r];
-        if v == NOT_A_POSITION || !taken.insert((**s, r)) {
-            continue;
-        }
-        let Some(pos) = solver.position_at(s, r) else {
+        let Some((s, r, pos, value)) = pick(&mut rng) else {
             continue;
         };
-        let value = Value::unpack(v);
+        if !taken.insert((s, r)) {
+            continue;
+        }
         let phase = Phase::of(&rules, &pos);
         let slot = by_kind.entry((phase, value.outcome())).or_default();
         if balanced && slot.len() >= per_kind {
@@ -207,7 +221,7 @@ pub struct PhaseScore {
     pub estimated: u32,
     /// Estimates equal to the exact outcome.
     pub correct: u32,
-    /// Chosen moves that keep the exact outcome.
+    /// Chosen moves, in won or drawn positions, that keep the outcome.
     pub preserved: u32,
     /// Won or drawn positions.
     pub winning_or_drawn: u32,
@@ -230,9 +244,10 @@ impl PhaseScore {
         (self.estimated > 0).then(|| self.correct as f64 / self.estimated as f64)
     }
 
-    /// Share of moves that kept the outcome.
+    /// Share of won or drawn positions where the move kept the outcome (in a lost position
+    /// every move does, so those are left out).
     pub fn preserving_rate(&self) -> f64 {
-        self.preserved as f64 / self.positions.max(1) as f64
+        self.preserved as f64 / self.winning_or_drawn.max(1) as f64
     }
 
     /// Share of won or drawn positions where the move threw the result away.
@@ -269,7 +284,7 @@ pub fn score(
             positions: 1,
             estimated: u32::from(estimate.is_some()),
             correct: u32::from(estimate == Some(b.value)),
-            preserved: u32::from(kept),
+            preserved: u32::from(kept && b.value != Outcome::Loss),
             winning_or_drawn: u32::from(b.value != Outcome::Loss),
             blunders: u32::from(b.value != Outcome::Loss && !kept),
         };

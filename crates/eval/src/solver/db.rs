@@ -6,7 +6,7 @@
 //! 4 bytes   header length N, little-endian
 //! N bytes   header, JSON: variant, flying, subspace, count of values
 //! 2×count   values, u16 little-endian: 0 draw, 2d+1 lost in d, 2d+2 won in d
-//!           (d decisions to the end), 65535 an index that is no position
+//!           (d turns to the end), 65535 an index that is no position
 //! 4 bytes   CRC-32 of everything before it
 //! ```
 //!
@@ -117,19 +117,19 @@ pub fn read(
             "not a Kvarn solver database (wrong magic bytes)",
         ));
     }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("four bytes"));
+    if version != VERSION {
+        return Err(bad(
+            &path,
+            format!("format version {version}; this Kvarn reads version {VERSION}"),
+        ));
+    }
     let (body, tail) = bytes.split_at(bytes.len() - 4);
     let stored = u32::from_le_bytes(tail.try_into().expect("four bytes"));
     if crc32fast::hash(body) != stored {
         return Err(bad(
             &path,
             "checksum mismatch: the file is damaged or cut short",
-        ));
-    }
-    let version = u32::from_le_bytes(body[8..12].try_into().expect("four bytes"));
-    if version != VERSION {
-        return Err(bad(
-            &path,
-            format!("format version {version}; this Kvarn reads version {VERSION}"),
         ));
     }
     let header_len = u32::from_le_bytes(body[12..16].try_into().expect("four bytes")) as usize;

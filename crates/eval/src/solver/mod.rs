@@ -1,6 +1,6 @@
 //! The retrograde solver: exact game-theoretic values (win, draw, loss for the player to
-//! move, with the distance to the end in decisions) under RULES.md's "Solved values", that
-//! is with both draw rules ignored.
+//! move, with the distance to the end in turns) under RULES.md's "Solved values", that is
+//! with both draw rules ignored.
 //!
 //! Positions are grouped in subspaces by men on the board and in hand per side, the side
 //! to move and whether a removal is pending ([`Subspace`]), and numbered within a subspace
@@ -11,33 +11,36 @@
 //! successor counters ([`retro`]); every other subspace takes each position's value from
 //! its successors directly.
 //!
-//! In progress: the values live in memory. Database files, probing from the command
-//! line, symmetry reduction and Nine Men's Morris endgames are still to come.
+//! [`db`] keeps the tables on disk, one file per subspace; [`benchmark`] samples positions
+//! with exact values and scores agents on them; [`verify`] checks the tables without the
+//! retrograde code.
 
 pub mod benchmark;
 pub mod db;
 pub mod index;
 mod retro;
+pub mod verify;
 
 use std::collections::HashMap;
 
 use kvarn_game::{Color, Move, Position, Rules, Variant};
 use rayon::prelude::*;
 
-/// An exact value for the player to move, with the number of decisions to the end of the
-/// game under perfect play (fastest win, slowest loss).
+/// An exact value for the player to move, with the number of turns to the end of the game
+/// under perfect play (fastest win, slowest loss). A turn is a placement or move together
+/// with the removal it earns, as RULES.md counts turns for the no-capture rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
-    /// The player to move wins in this many decisions.
+    /// The player to move wins in this many turns.
     Win(u16),
     /// Neither side can force a win.
     Draw,
-    /// The player to move loses in this many decisions.
+    /// The player to move loses in this many turns.
     Loss(u16),
 }
 
 impl Value {
-    /// Packs the value in 16 bits: 0 draw, 2d+1 loss in d, 2d+2 win in d.
+    /// Packs the value in 16 bits: 0 draw, 2d+1 loss in d turns, 2d+2 win in d turns.
     pub fn pack(self) -> u16 {
         match self {
             Value::Draw => 0,
@@ -55,13 +58,13 @@ impl Value {
         }
     }
 
-    /// The value one decision earlier, for the player who made it: negated when the turn
-    /// passed to the other player, kept when the same player decides again (a removal).
+    /// The value one decision earlier, for the player who made it: when the turn passed
+    /// to the other player, negated and one turn further; when the same player decides
+    /// again (the removal that completes its turn), unchanged.
     pub fn back(self, same_player: bool) -> Value {
         match (self, same_player) {
-            (Value::Draw, _) => Value::Draw,
-            (Value::Win(d), true) => Value::Win(d + 1),
-            (Value::Loss(d), true) => Value::Loss(d + 1),
+            (v, true) => v,
+            (Value::Draw, false) => Value::Draw,
             (Value::Win(d), false) => Value::Loss(d + 1),
             (Value::Loss(d), false) => Value::Win(d + 1),
         }
@@ -362,10 +365,10 @@ impl Solver {
             .collect()
     }
 
-    /// Checks every stored value against the values of its successors: a win in d has a
-    /// move to a position lost in d - 1 and none faster; a loss in d has only moves to won
-    /// positions, the slowest in d - 1; a draw has no move to a lost position and at least
-    /// one to a draw. Returns the number of positions checked.
+    /// Checks every stored value against the best value over its moves (see
+    /// [`Value::back`]): a win in d turns has a move that wins in d and none faster; a loss
+    /// in d has only losing moves, the slowest in d; a draw has no winning move and at
+    /// least one drawing one. Returns the number of positions checked.
     ///
     /// # Errors
     /// The first position that breaks a rule, as its position string and what is wrong.
@@ -409,7 +412,7 @@ impl Solver {
 }
 
 /// The value of a position where the game is already over, from the player to move: a
-/// loss in 0 (the side to move has lost by too few men or by being blocked).
+/// loss in 0 turns (the side to move has lost by too few men or by being blocked).
 fn terminal_value(rules: &Rules, pos: &Position) -> Option<Value> {
     match pos.status(rules, 1) {
         kvarn_game::Status::Win { winner, .. } => Some(if winner == pos.side_to_move() {

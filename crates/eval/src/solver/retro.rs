@@ -152,7 +152,12 @@ fn first_look(solver: &Solver, s: &Subspace, i: usize) -> Start {
         let mut next = pos;
         next.play_unchecked(&rules, m);
         let outside = if next.pending_removal() {
-            solver.value(&next)
+            // The removal subspaces are solved before the pair (see the plans).
+            Some(
+                solver
+                    .value(&next)
+                    .expect("removals lead to subspaces solved before the pair"),
+            )
         } else {
             terminal_value(&rules, &next)
         };

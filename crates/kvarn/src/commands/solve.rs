@@ -24,6 +24,10 @@ pub struct SolveArgs {
     /// Folder of the database files (created if missing; existing files are reused).
     #[arg(long)]
     out: PathBuf,
+    /// Afterwards, check every value against its moves and this many random positions
+    /// against an exhaustive forward search (0: no checks).
+    #[arg(long, default_value_t = 0)]
+    verify: usize,
 }
 
 /// Arguments of `kvarn probe`.
@@ -104,26 +108,27 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
             }
         }
         let resumed = loaded.len() == subspaces.len();
+        let t = Instant::now();
         if resumed {
             for (s, t) in loaded {
                 solver.insert(s, t);
             }
         } else {
-            let t = Instant::now();
             solver.run_step(step);
-            bar.set_message(format!("{:?} in {:.1} s", step, t.elapsed().as_secs_f64()));
             for s in &subspaces {
                 db::write(&args.out, &rules, s, solver.table(s).expect("just solved"))?;
             }
         }
+        let secs = t.elapsed().as_secs_f64();
         for s in &subspaces {
             let table = solver.table(s).expect("solved or loaded");
             let (reduced, all, longest) = counts(&solver, s, table);
             for k in 0..3 {
                 total[k] += all[k];
             }
+            let bytes = std::fs::metadata(db::path(&args.out, &rules, s)).map_or(0, |m| m.len());
             let line = format!(
-                "{}{}: won {} drawn {} lost {} (all positions: {} / {} / {}); longest win {longest}",
+                "{}{}: won {} drawn {} lost {} (all positions: {} / {} / {}); longest win {longest} turns; {:.2} s{}, {} KiB",
                 db::file_name(&rules, s),
                 if resumed { " (resumed)" } else { "" },
                 reduced[0],
@@ -132,6 +137,13 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
                 all[0],
                 all[1],
                 all[2],
+                secs,
+                if subspaces.len() > 1 {
+                    " for the pair"
+                } else {
+                    ""
+                },
+                bytes / 1024,
             );
             bar.suspend(|| println!("{line}"));
         }
@@ -156,17 +168,17 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
 }
 
 fn describe(v: Value) -> String {
-    let decisions = |d: u16| {
+    let turns = |d: u16| {
         if d == 1 {
-            "1 decision".to_string()
+            "1 turn".to_string()
         } else {
-            format!("{d} decisions")
+            format!("{d} turns")
         }
     };
     match v {
         Value::Loss(0) => "lost (the game is over)".to_string(),
-        Value::Win(d) => format!("win in {} for the player to move", decisions(d)),
-        Value::Loss(d) => format!("loss in {} for the player to move", decisions(d)),
+        Value::Win(d) => format!("win in {} for the player to move", turns(d)),
+        Value::Loss(d) => format!("loss in {} for the player to move", turns(d)),
         Value::Draw => "draw".to_string(),
     }
 }
@@ -193,7 +205,27 @@ pub fn run_probe(args: &ProbeArgs) -> anyhow::Result<()> {
             })
             .with_context(|| format!("reading the position `{text}`"))?
     };
-    let solver = load(&args.db, rules)?;
+    anyhow::ensure!(
+        args.db.is_dir(),
+        "{} is not a folder of solver databases",
+        args.db.display()
+    );
+    // Only the subspaces of the position and of its moves are read.
+    let mut needed = vec![pos];
+    for &m in pos.legal_moves(&rules).iter() {
+        let mut next = pos;
+        next.play_unchecked(&rules, m);
+        needed.push(next);
+    }
+    let mut solver = Solver::new(rules);
+    for p in &needed {
+        let s = Subspace::of(p);
+        if solver.table(&s).is_none()
+            && let Some(t) = db::read(&args.db, &rules, &s, solver.size(&s))?
+        {
+            solver.insert(s, t);
+        }
+    }
     let value = solver.value(&pos).with_context(|| {
         format!(
             "the databases in {} do not cover this position (solve it with `kvarn solve`)",
