@@ -24,7 +24,7 @@ fn values_agree_with_forward_search() {
     // Positions of random games, most of them in the placing phase.
     let mut rng = Pcg64Mcg::seed_from_u64(3);
     let mut proved = 0;
-    for _ in 0..300 {
+    for _ in 0..150 {
         let mut g = Game::new(rules);
         let plies = rng.random_range(4..40);
         for _ in 0..plies {
@@ -38,13 +38,13 @@ fn values_agree_with_forward_search() {
         let v = FIVE
             .value(&pos)
             .unwrap_or_else(|| panic!("unsolved: {}", pos.to_position_string(&rules)));
-        check_position(&rules, &pos, v, 7).unwrap();
+        check_position(&rules, &pos, v, 6).unwrap();
         proved += usize::from(matches!(v, Value::Win(d) | Value::Loss(d) if d <= 3));
     }
-    assert!(proved > 20, "only {proved} positions proved");
+    assert!(proved > 10, "only {proved} positions proved");
     // Positions drawn from the tables themselves, every phase.
-    let proved = check_random_positions(&FIVE, 300, 6, 9).unwrap();
-    assert!(proved > 20, "only {proved} proved");
+    let proved = check_random_positions(&FIVE, 800, 4, 9).unwrap();
+    assert!(proved > 10, "only {proved} proved");
 }
 
 #[test]

@@ -71,7 +71,7 @@ pub fn check_position(
         _ => {}
     }
     if let Value::Win(d) = stored
-        && d >= 1
+        && (1..=depth).contains(&u32::from(d))
         && forced_within(rules, pos, u32::from(d) - 1) == Some(true)
     {
         return fail(format!("but a win comes in fewer than {d} decisions"));
