@@ -278,8 +278,15 @@ fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
         "--out",
         d,
     ];
-    let (ok, out, err) = kvarn(&args);
+    let mut first = args.to_vec();
+    first.extend(["--verify", "50"]);
+    let (ok, out, err) = kvarn(&first);
     assert!(ok, "{err}");
+    assert!(out.contains("consistency: all"), "{out}");
+    assert!(
+        out.contains("forward search: 50 random positions agree"),
+        "{out}"
+    );
     assert!(
         out.contains("nine-nofly_w3b3_h0-0_white.kvdb: won 90842 drawn 38622 lost 40162"),
         "{out}"

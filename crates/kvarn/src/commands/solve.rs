@@ -164,6 +164,24 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
             .expect("the start is solved");
         println!("value of the start position: {}", describe(v));
     }
+    if args.verify > 0 {
+        let t = Instant::now();
+        let n = solver
+            .check_consistency()
+            .map_err(|e| anyhow::anyhow!("inconsistent value: {e}"))?;
+        println!(
+            "consistency: all {n} stored values agree with their moves ({:.1} s)",
+            t.elapsed().as_secs_f64()
+        );
+        let t = Instant::now();
+        let proved = kvarn_eval::solver::verify::check_random_positions(&solver, args.verify, 4, 1)
+            .map_err(|e| anyhow::anyhow!("forward search disagrees: {e}"))?;
+        println!(
+            "forward search: {} random positions agree, {proved} of them proved won or lost within 4 decisions ({:.1} s)",
+            args.verify,
+            t.elapsed().as_secs_f64()
+        );
+    }
     Ok(())
 }
 
