@@ -262,10 +262,7 @@ fn load_solver(dir: &Path, rules: Rules) -> Result<Arc<Solver>, EvalError> {
             reason: "not a folder of solver databases".into(),
         });
     }
-    let plan = match rules.variant() {
-        kvarn_game::Variant::Nine => solver::endgame_plan(&rules, 9),
-        v => solver::whole_game_plan(v),
-    };
+    let plan = solver::plan_for(&rules, rules.men());
     let loaded = Arc::new(solver::db::load(dir, rules, &plan)?);
     cache
         .lock()

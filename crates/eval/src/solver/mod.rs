@@ -231,6 +231,15 @@ pub fn endgame_plan(rules: &Rules, max_men: u8) -> Vec<Step> {
     plan
 }
 
+/// The plan Kvarn solves for `rules`: the whole game of Six and Five, the moving phase
+/// of Nine up to `max_men` a side.
+pub fn plan_for(rules: &Rules, max_men: u8) -> Vec<Step> {
+    match rules.variant() {
+        Variant::Nine => endgame_plan(rules, max_men),
+        v => whole_game_plan(v),
+    }
+}
+
 /// Solved subspaces and the rules they were solved for.
 pub struct Solver {
     rules: Rules,

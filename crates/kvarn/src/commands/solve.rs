@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_eval::solver::{Solver, Step, Subspace, Value, endgame_plan, whole_game_plan};
+use kvarn_eval::solver::{Solver, Subspace, Value, plan_for};
 use kvarn_eval::solver::{benchmark, db};
 use kvarn_game::{Position, Rules, SYMMETRY_COUNT, Variant};
 
@@ -40,14 +40,6 @@ pub struct ProbeArgs {
     db: PathBuf,
     /// The position: `startpos`, a Kvarn position string or a Sanmill FEN.
     position: String,
-}
-
-/// The plan for the rules: the whole game of Six and Five, the endgames of Nine.
-fn plan(rules: &Rules, max_men: u8) -> Vec<Step> {
-    match rules.variant() {
-        Variant::Nine => endgame_plan(rules, max_men),
-        v => whole_game_plan(v),
-    }
 }
 
 /// Won, drawn and lost counts of a table, symmetry-reduced and over all positions (each
@@ -90,7 +82,7 @@ fn counts(solver: &Solver, s: &Subspace, table: &[u16]) -> ([u64; 3], [u64; 3], 
 /// Runs `kvarn solve`.
 pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
-    let plan = plan(&rules, args.max_men);
+    let plan = plan_for(&rules, args.max_men);
     let mut solver = Solver::new(rules);
     println!("solving {rules} into {}", args.out.display());
     let bar = ProgressBar::new(plan.len() as u64).with_style(
@@ -207,7 +199,7 @@ fn load(dir: &Path, rules: Rules) -> anyhow::Result<Solver> {
         "{} is not a folder of solver databases",
         dir.display()
     );
-    Ok(db::load(dir, rules, &plan(&rules, 9))?)
+    Ok(db::load(dir, rules, &plan_for(&rules, rules.men()))?)
 }
 
 /// Runs `kvarn probe`.
