@@ -23,6 +23,7 @@ pub mod protocol;
 pub mod records;
 pub mod search;
 pub mod solver;
-pub mod storage;
+/// Atomic, checksummed files (shared with the other crates).
+pub use kvarn_storage as storage;
 
 pub use error::EvalError;
