@@ -1,0 +1,116 @@
+//! Network configurations: which architecture, how big, and for which variant.
+
+use kvarn_game::{ActionSpace, Rules, encoding};
+use serde::{Deserialize, Serialize};
+
+/// A network's shape. Together with the rules it fixes every tensor's size, so a model
+/// file stores it and refuses to load into a network of another shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum NetConfig {
+    /// A residual multi-layer perceptron over the flat input vector: a stem layer, then
+    /// `blocks` residual layers `h <- relu(h + W h + b)`, then the two heads.
+    Mlp {
+        /// Width of every hidden layer.
+        hidden: usize,
+        /// Residual layers after the stem.
+        blocks: usize,
+    },
+    /// A graph network over the board: one vector per point, updated by message passing
+    /// along the board's lines (adjacent points) and its mills (points sharing a mill).
+    /// Placements and removals are scored per point, shifts per (from, to) pair by a
+    /// bilinear form, so the policy head itself follows the board's structure.
+    Graph {
+        /// Width of each point's vector.
+        channels: usize,
+        /// Message-passing layers.
+        layers: usize,
+        /// Width of the value head's hidden layer.
+        value_hidden: usize,
+    },
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig::Mlp {
+            hidden: 128,
+            blocks: 2,
+        }
+    }
+}
+
+/// Why a configuration cannot make a network.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("network.{field}: {reason}")]
+pub struct ConfigError {
+    /// The offending setting.
+    pub field: &'static str,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl NetConfig {
+    /// Checks that every size is usable.
+    ///
+    /// # Errors
+    /// The first setting out of range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let check = |field: &'static str, v: usize, lo: usize, hi: usize| {
+            if (lo..=hi).contains(&v) {
+                Ok(())
+            } else {
+                Err(ConfigError {
+                    field,
+                    reason: format!("{v} is outside {lo}..={hi}"),
+                })
+            }
+        };
+        match *self {
+            NetConfig::Mlp { hidden, blocks } => {
+                check("hidden", hidden, 1, 8192)?;
+                check("blocks", blocks, 0, 64)
+            }
+            NetConfig::Graph {
+                channels,
+                layers,
+                value_hidden,
+            } => {
+                check("channels", channels, 1, 1024)?;
+                check("layers", layers, 0, 64)?;
+                check("value_hidden", value_hidden, 1, 8192)
+            }
+        }
+    }
+
+    /// A one-line description, e.g. `mlp 3x256` or `graph 6x64`.
+    pub fn describe(&self) -> String {
+        match self {
+            NetConfig::Mlp { hidden, blocks } => format!("mlp {}x{hidden}", blocks + 1),
+            NetConfig::Graph {
+                channels, layers, ..
+            } => format!("graph {layers}x{channels}"),
+        }
+    }
+}
+
+/// The sizes a network over `rules` has at its ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dims {
+    /// Board points.
+    pub points: usize,
+    /// Input features (see `kvarn_game::encoding`).
+    pub input: usize,
+    /// Policy outputs, one per action index.
+    pub actions: usize,
+}
+
+impl Dims {
+    /// The sizes for a rule set.
+    pub fn of(rules: &Rules) -> Dims {
+        Dims {
+            points: rules.board().len(),
+            input: encoding::input_len(rules),
+            actions: ActionSpace::new(rules).len(),
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! The networks: shapes and masks, the CPU inference path against burn, and model files.
+
+use burn::tensor::Device;
+use kvarn_game::{ActionSpace, Game, Rules, Variant, encoding};
+use kvarn_model::{Inference, InferencePath, NetConfig, Network, Provenance, file};
+use rand::{RngExt, SeedableRng};
+
+fn configs() -> Vec<NetConfig> {
+    vec![
+        NetConfig::Mlp {
+            hidden: 32,
+            blocks: 2,
+        },
+        NetConfig::Graph {
+            channels: 16,
+            layers: 2,
+            value_hidden: 16,
+        },
+    ]
+}
+
+/// Encoded positions and legal masks from seeded random games.
+fn positions(rules: &Rules, n: usize, seed: u64) -> (Vec<f32>, Vec<bool>) {
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+    let space = ActionSpace::new(rules);
+    let input = encoding::input_len(rules);
+    let (mut feats, mut mask) = (vec![0f32; n * input], vec![false; n * space.len()]);
+    let mut game = Game::new(*rules);
+    for i in 0..n {
+        if game.status().is_over() {
+            game = Game::new(*rules);
+        }
+        encoding::encode_position(
+            rules,
+            game.position(),
+            game.occurrences(),
+            &mut feats[i * input..(i + 1) * input],
+        );
+        space.legal_mask(
+            rules,
+            game.position(),
+            &mut mask[i * space.len()..(i + 1) * space.len()],
+        );
+        let moves = game.legal_moves();
+        let mv = moves[rng.random_range(0..moves.len())];
+        game.play_unchecked(mv);
+    }
+    (feats, mask)
+}
+
+#[test]
+fn outputs_have_the_right_shapes_and_masks() {
+    for variant in [Variant::Nine, Variant::Six] {
+        let rules = Rules::new(variant);
+        for config in configs() {
+            let net = Network::new(rules, config.clone(), &Device::flex()).unwrap();
+            let dims = net.dims();
+            let (feats, mask) = positions(&rules, 7, 1);
+            let out = net.evaluate(&feats, Some(&mask), 7);
+            assert_eq!(out.policy_logits.len(), 7 * dims.actions, "{config:?}");
+            assert_eq!(out.wdl.len(), 7 * 3);
+            for (l, m) in out.policy_logits.iter().zip(&mask) {
+                assert_eq!(*m, l.is_finite(), "legal actions finite, illegal -inf");
+            }
+            for row in out.wdl.chunks(3) {
+                assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+                assert!(row.iter().all(|p| *p >= 0.0));
+            }
+        }
+    }
+}
+
+#[test]
+fn cpu_path_equals_burn() {
+    for variant in [Variant::Nine, Variant::Five] {
+        let rules = Rules::new(variant);
+        let net = Network::new(rules, configs()[0].clone(), &Device::flex()).unwrap();
+        let fast = Inference::new(&net, InferencePath::Fastest);
+        assert!(matches!(fast, Inference::CpuMlp(..)));
+        let slow = Inference::new(&net, InferencePath::Burn);
+        for batch in [1, 5, 100] {
+            let (feats, _) = positions(&rules, batch, 2);
+            let a = fast.evaluate(&feats, batch);
+            let b = slow.evaluate(&feats, batch);
+            for (x, y) in a
+                .policy_logits
+                .iter()
+                .zip(&b.policy_logits)
+                .chain(a.wdl.iter().zip(&b.wdl))
+            {
+                assert!((x - y).abs() < 1e-4, "{x} vs {y} at batch {batch}");
+            }
+        }
+    }
+}
+
+#[test]
+fn saved_models_load_back_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = Rules::new(Variant::Six)
+        .with_no_capture_limit(Some(30))
+        .unwrap();
+    for config in configs() {
+        let net = Network::new(rules, config.clone(), &Device::flex()).unwrap();
+        let (feats, _) = positions(&rules, 9, 3);
+        let before = net.evaluate(&feats, None, 9);
+        let provenance = Provenance {
+            run: Some("test".into()),
+            generation: Some(3),
+            ..Provenance::default()
+        };
+        for name in ["m.kvmodel", "m.safetensors"] {
+            let path = dir.path().join(name);
+            file::save(&net, &provenance, &path).unwrap();
+            let (loaded, header) = file::load(&path, &Device::flex()).unwrap();
+            assert_eq!(header.network, config);
+            assert_eq!(header.rules, rules);
+            assert_eq!(header.provenance, provenance);
+            assert_eq!(
+                loaded.evaluate(&feats, None, 9),
+                before,
+                "{name} {config:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_model_files_are_refused_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = Rules::new(Variant::Nine);
+    let net = Network::new(rules, configs()[0].clone(), &Device::flex()).unwrap();
+    let path = dir.path().join("m.kvmodel");
+    file::save(&net, &Provenance::default(), &path).unwrap();
+    let good = std::fs::read(&path).unwrap();
+
+    // A flipped byte in the parameters.
+    let mut bad = good.clone();
+    let at = bad.len() - 100;
+    bad[at] ^= 1;
+    std::fs::write(&path, &bad).unwrap();
+    let err = file::load(&path, &Device::flex()).unwrap_err().to_string();
+    assert!(
+        err.contains("damaged") && err.contains("m.kvmodel"),
+        "{err}"
+    );
+
+    // Cut short.
+    std::fs::write(&path, &good[..good.len() / 2]).unwrap();
+    assert!(file::load(&path, &Device::flex()).is_err());
+
+    // Another encoding version, and a header naming another architecture.
+    let (mut header, payload): (kvarn_model::ModelHeader, Vec<u8>) =
+        kvarn_storage::parse_container(
+            &path,
+            &good,
+            file::MODEL_MAGIC,
+            "model",
+            file::MODEL_FORMAT_VERSION,
+        )
+        .unwrap();
+    header.encoding_version += 1;
+    kvarn_storage::write_container(
+        &path,
+        file::MODEL_MAGIC,
+        file::MODEL_FORMAT_VERSION,
+        &header,
+        &payload,
+    )
+    .unwrap();
+    let err = file::load(&path, &Device::flex()).unwrap_err().to_string();
+    assert!(err.contains("encoding version"), "{err}");
+    header.encoding_version -= 1;
+    header.network = NetConfig::Mlp {
+        hidden: 64,
+        blocks: 2,
+    };
+    kvarn_storage::write_container(
+        &path,
+        file::MODEL_MAGIC,
+        file::MODEL_FORMAT_VERSION,
+        &header,
+        &payload,
+    )
+    .unwrap();
+    let err = file::load(&path, &Device::flex()).unwrap_err().to_string();
+    assert!(err.contains("do not fit"), "{err}");
+
+    // A safetensors file without Kvarn's header.
+    let st = dir.path().join("m.safetensors");
+    std::fs::write(&st, b"\x10\0\0\0\0\0\0\0{}              ").unwrap();
+    let err = file::load(&st, &Device::flex()).unwrap_err().to_string();
+    assert!(
+        err.contains("not a Kvarn model") || err.contains("safetensors"),
+        "{err}"
+    );
+
+    // A model file that is not a model at all.
+    std::fs::write(&path, b"hello").unwrap();
+    let err = file::load(&path, &Device::flex()).unwrap_err().to_string();
+    assert!(err.contains("not a Kvarn model"), "{err}");
+}
