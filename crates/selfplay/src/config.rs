@@ -1,0 +1,227 @@
+//! Search and self-play settings, read from the `[search]` and `[selfplay]` tables of a
+//! run configuration. Every field has a default; unknown keys are refused.
+
+use serde::{Deserialize, Serialize};
+
+/// How the root chooses where simulations go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RootSearch {
+    /// PUCT everywhere, Dirichlet noise at the root, moves drawn from visit counts with a
+    /// temperature; the policy target is the visit distribution.
+    #[default]
+    Puct,
+    /// Gumbel-Top-k with sequential halving at the root, the completed-Q policy target and
+    /// deterministic interior selection (Danihelka et al. 2022).
+    Gumbel,
+}
+
+/// Tree-search settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// Root algorithm.
+    pub root: RootSearch,
+    /// Simulations per move in a full search (the ones that make training targets).
+    pub simulations: u32,
+    /// PUCT exploration constant.
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child is valued at the parent's value minus this
+    /// times the square root of the prior mass already visited.
+    pub fpu_reduction: f32,
+    /// Dirichlet noise concentration at the root (PUCT self-play); scaled by 10 / legal
+    /// moves, as AlphaZero's 0.3 for chess is with about 30 moves.
+    pub dirichlet_alpha: f32,
+    /// Share of the root prior replaced by noise (0 turns noise off).
+    pub dirichlet_epsilon: f32,
+    /// Move temperature for the first `temperature_plies` plies; greedy afterwards.
+    pub temperature: f32,
+    /// Plies played with `temperature`.
+    pub temperature_plies: u32,
+    /// Gumbel: actions sampled at the root (k of Gumbel-Top-k).
+    pub gumbel_actions: u32,
+    /// Gumbel: `c_visit` of the completed-Q transform.
+    pub gumbel_c_visit: f32,
+    /// Gumbel: `c_scale` of the completed-Q transform.
+    pub gumbel_c_scale: f32,
+    /// Keep the chosen child's subtree for the next move.
+    pub reuse_tree: bool,
+    /// Network results kept per thread (0 turns the cache off).
+    pub cache_entries: usize,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            root: RootSearch::Puct,
+            simulations: 64,
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 0.3,
+            dirichlet_epsilon: 0.25,
+            temperature: 1.0,
+            temperature_plies: 12,
+            gumbel_actions: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 0.1,
+            reuse_tree: true,
+            cache_entries: 200_000,
+        }
+    }
+}
+
+/// Playout cap randomisation (KataGo): a minority of moves get a full search and make
+/// training targets, the rest get a cheap search and only move the game on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlayoutCap {
+    /// Whether to randomise at all; off means every move is a full search.
+    pub enabled: bool,
+    /// Probability of a full search.
+    pub full_probability: f32,
+    /// Simulations of a cheap search.
+    pub cheap_simulations: u32,
+}
+
+impl Default for PlayoutCap {
+    fn default() -> Self {
+        PlayoutCap {
+            enabled: false,
+            full_probability: 0.25,
+            cheap_simulations: 16,
+        }
+    }
+}
+
+/// Self-play settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    /// Worker threads, each running its own interleaved games.
+    pub threads: usize,
+    /// Games each thread keeps in flight; their leaves share one network batch.
+    pub games_per_thread: usize,
+    /// Games per shard file.
+    pub games_per_shard: usize,
+    /// A game still going after this many plies is scored a draw.
+    pub max_plies: u32,
+    /// Playout cap randomisation.
+    pub playout_cap: PlayoutCap,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            threads: 2,
+            games_per_thread: 64,
+            games_per_shard: 64,
+            max_plies: 400,
+            playout_cap: PlayoutCap::default(),
+        }
+    }
+}
+
+/// A setting out of range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {reason}")]
+pub struct SettingError {
+    /// The setting, as `table.key`.
+    pub field: &'static str,
+    /// What is wrong.
+    pub reason: String,
+}
+
+fn check(ok: bool, field: &'static str, reason: impl Into<String>) -> Result<(), SettingError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(SettingError {
+            field,
+            reason: reason.into(),
+        })
+    }
+}
+
+impl SearchConfig {
+    /// Checks every setting.
+    ///
+    /// # Errors
+    /// The first setting out of range.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        check(
+            (1..=1_000_000).contains(&self.simulations),
+            "search.simulations",
+            "must be 1..=1000000",
+        )?;
+        check(self.c_puct > 0.0, "search.c_puct", "must be positive")?;
+        check(
+            self.fpu_reduction >= 0.0,
+            "search.fpu_reduction",
+            "must be >= 0",
+        )?;
+        check(
+            self.dirichlet_alpha > 0.0,
+            "search.dirichlet_alpha",
+            "must be positive",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.dirichlet_epsilon),
+            "search.dirichlet_epsilon",
+            "must be in 0..=1",
+        )?;
+        check(
+            self.temperature > 0.0,
+            "search.temperature",
+            "must be positive",
+        )?;
+        check(
+            self.gumbel_actions >= 1,
+            "search.gumbel_actions",
+            "must be at least 1",
+        )?;
+        check(
+            self.gumbel_c_visit >= 0.0 && self.gumbel_c_scale > 0.0,
+            "search.gumbel_c_visit",
+            "c_visit must be >= 0 and c_scale positive",
+        )
+    }
+}
+
+impl SelfPlayConfig {
+    /// Checks every setting.
+    ///
+    /// # Errors
+    /// The first setting out of range.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        check(
+            (1..=256).contains(&self.threads),
+            "selfplay.threads",
+            "must be 1..=256",
+        )?;
+        check(
+            (1..=65536).contains(&self.games_per_thread),
+            "selfplay.games_per_thread",
+            "must be 1..=65536",
+        )?;
+        check(
+            self.games_per_shard >= 1,
+            "selfplay.games_per_shard",
+            "must be at least 1",
+        )?;
+        check(
+            self.max_plies >= 1,
+            "selfplay.max_plies",
+            "must be at least 1",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.playout_cap.full_probability),
+            "selfplay.playout_cap.full_probability",
+            "must be in 0..=1",
+        )?;
+        check(
+            self.playout_cap.cheap_simulations >= 1,
+            "selfplay.playout_cap.cheap_simulations",
+            "must be at least 1",
+        )
+    }
+}

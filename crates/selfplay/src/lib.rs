@@ -1,0 +1,24 @@
+//! Kvarn's self-play: tree search guided by the network, many games at a time, and the
+//! game records the trainer learns from.
+//!
+//! - [`search`]: PUCT with win/draw/loss backup, first-play urgency, Dirichlet noise,
+//!   temperature and tree reuse, or Gumbel root search with sequential halving; one
+//!   game's search as a state machine that can wait for the network.
+//! - [`evaluator`]: what the search asks of a network, and the cache of its results keyed
+//!   by canonical position.
+//! - [`selfplay`]: threads of interleaved games sharing network batches, playout cap
+//!   randomisation, shards.
+//! - [`shard`]: the record format.
+
+pub mod config;
+pub mod evaluator;
+pub mod search;
+pub mod selfplay;
+pub mod shard;
+pub mod tree;
+
+pub use config::{PlayoutCap, RootSearch, SearchConfig, SelfPlayConfig, SettingError};
+pub use evaluator::{EvalCache, Evaluator, UniformEvaluator};
+pub use search::{Advance, GameSearch, SearchContext, SearchResult};
+pub use selfplay::{PlayedGame, SelfPlayError, SelfPlayJob, SelfPlayStats, run};
+pub use shard::{Sample, ShardError, ShardHeader, read_shard, write_shard};

@@ -1,0 +1,617 @@
+//! One game's tree search, written as a state machine so that a thread can interleave many
+//! of them and evaluate all their leaves in one network batch.
+//!
+//! [`GameSearch::advance`] runs simulations until one needs the network (it returns the
+//! leaf's request and waits, the game standing at the leaf) or the search is complete;
+//! [`GameSearch::supply`] expands the leaf with the network's answer. Leaves that are
+//! terminal or already in the cache are resolved on the spot. A search never depends on
+//! which other searches share its batches, so batched and one-at-a-time searches with the
+//! same seed choose the same moves.
+
+use kvarn_game::{ActionSpace, Color, Game, Position, Rules, Status, encoding};
+use rand::{Rng, RngExt};
+use rand_distr::{Distribution, Gamma};
+
+use crate::config::{RootSearch, SearchConfig};
+use crate::evaluator::{CachedEval, EvalCache};
+use crate::tree::{NodeId, NodeState, Tree};
+
+/// Tables shared by every search of one rule set.
+#[derive(Debug)]
+pub struct SearchContext {
+    /// The rules.
+    pub rules: Rules,
+    /// The action space.
+    pub actions: ActionSpace,
+    /// Settings.
+    pub config: SearchConfig,
+    /// `perms[s][a]`: action `a` under symmetry `s`.
+    perms: Vec<Vec<u16>>,
+}
+
+impl SearchContext {
+    /// Tables for `rules` and `config`.
+    pub fn new(rules: Rules, config: SearchConfig) -> SearchContext {
+        let actions = ActionSpace::new(&rules);
+        let perms = (0..kvarn_game::SYMMETRY_COUNT)
+            .map(|s| {
+                actions
+                    .symmetry_permutation(s)
+                    .into_iter()
+                    .map(|a| a as u16)
+                    .collect()
+            })
+            .collect();
+        SearchContext {
+            rules,
+            actions,
+            config,
+            perms,
+        }
+    }
+
+    /// Input features per position.
+    pub fn input_len(&self) -> usize {
+        encoding::input_len(&self.rules)
+    }
+}
+
+/// A leaf waiting for the network: its features go into the batch.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Cache key of the leaf.
+    key: u128,
+    /// Symmetry that maps the leaf onto its canonical form (features are of that form).
+    sym: usize,
+}
+
+/// What [`GameSearch::advance`] stopped at.
+#[derive(Debug)]
+pub enum Advance {
+    /// A leaf needs the network; its features were written to the buffer given.
+    NeedsEval,
+    /// The search has used its simulations; call [`GameSearch::result`].
+    Complete,
+}
+
+/// The result of a finished search.
+#[derive(Debug, Clone)]
+pub struct SearchResult {
+    /// Move chosen (action index).
+    pub action: usize,
+    /// Policy target: `(action, probability)` over the root's legal actions.
+    pub policy: Vec<(u16, f32)>,
+    /// Root value (win/draw/loss for the player to move) after the search.
+    pub wdl: [f32; 3],
+    /// Simulations made.
+    pub simulations: u32,
+}
+
+/// Sequential-halving state of a Gumbel root.
+#[derive(Debug, Clone, Default)]
+struct GumbelRoot {
+    /// Gumbel noise per root child (0 without noise).
+    gumbel: Vec<f32>,
+    /// Root children still considered (child offsets).
+    remaining: Vec<usize>,
+    /// Root children to simulate next, in order (child offsets).
+    queue: Vec<usize>,
+    /// Phases of halving in all, and done.
+    phases: u32,
+    phase: u32,
+}
+
+/// The search of one game's current position.
+#[derive(Debug)]
+pub struct GameSearch {
+    /// The game; it stands at the root between simulations, at the leaf while waiting.
+    pub game: Game,
+    tree: Tree,
+    path: Vec<NodeId>,
+    waiting: Option<Request>,
+    simulations: u32,
+    target: u32,
+    noise: bool,
+    gumbel: Option<GumbelRoot>,
+    root_ready: bool,
+}
+
+fn terminal_value(status: Status, side: Color) -> Option<[f32; 3]> {
+    match status {
+        Status::Ongoing => None,
+        Status::Draw { .. } => Some([0.0, 1.0, 0.0]),
+        Status::Win { winner, .. } => Some(if winner == side {
+            [1.0, 0.0, 0.0]
+        } else {
+            [0.0, 0.0, 1.0]
+        }),
+    }
+}
+
+impl GameSearch {
+    /// A search over `game`'s current position (which must not be over).
+    pub fn new(game: Game) -> GameSearch {
+        let mut tree = Tree::new();
+        tree.node_mut(0).side = game.position().side_to_move();
+        GameSearch {
+            game,
+            tree,
+            path: Vec::new(),
+            waiting: None,
+            simulations: 0,
+            target: 0,
+            noise: false,
+            gumbel: None,
+            root_ready: false,
+        }
+    }
+
+    /// The tree (for inspection).
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Starts a search of `simulations` simulations; `noise` adds root exploration noise
+    /// (Dirichlet for PUCT, Gumbel samples for Gumbel search).
+    pub fn start(&mut self, simulations: u32, noise: bool) {
+        self.simulations = 0;
+        self.target = simulations.max(1);
+        self.noise = noise;
+        self.gumbel = None;
+        self.root_ready = false;
+    }
+
+    /// Runs simulations until one needs the network (its canonical features are written
+    /// to `features`) or the search is complete.
+    pub fn advance(
+        &mut self,
+        ctx: &SearchContext,
+        cache: &mut EvalCache,
+        rng: &mut impl Rng,
+        features: &mut [f32],
+    ) -> Advance {
+        assert!(
+            self.waiting.is_none(),
+            "advance while waiting for the network"
+        );
+        loop {
+            if self.tree.node(0).state == NodeState::Expanded && !self.root_ready {
+                self.prepare_root(ctx, rng);
+            }
+            if self.done() {
+                return Advance::Complete;
+            }
+            self.path.clear();
+            self.path.push(0);
+            let mut id = 0;
+            loop {
+                let node = *self.tree.node(id);
+                match node.state {
+                    NodeState::Terminal => {
+                        self.finish_simulation(node.value, node.side);
+                        break;
+                    }
+                    NodeState::Unexpanded => {
+                        let pos = *self.game.position();
+                        let occurrences = self.game.occurrences();
+                        let (key, sym) = cache_key(ctx, &pos, occurrences);
+                        if let Some(hit) = cache.get(key).cloned() {
+                            self.expand_from(ctx, id, &hit, sym);
+                            self.finish_simulation(hit.wdl, node.side);
+                            break;
+                        }
+                        let (canonical, _) = pos.canonical(&ctx.rules);
+                        encoding::encode_position(&ctx.rules, &canonical, occurrences, features);
+                        self.waiting = Some(Request { key, sym });
+                        return Advance::NeedsEval;
+                    }
+                    NodeState::Expanded => {
+                        let child = self.select(ctx, id);
+                        let action = self.tree.node(child).action;
+                        let mv = ctx
+                            .actions
+                            .decode(usize::from(action))
+                            .expect("legal action");
+                        self.game.play_unchecked(mv);
+                        self.path.push(child);
+                        let c = self.tree.node_mut(child);
+                        if c.visits == 0 && c.state == NodeState::Unexpanded {
+                            c.side = self.game.position().side_to_move();
+                            if let Some(v) = terminal_value(self.game.status(), c.side) {
+                                c.state = NodeState::Terminal;
+                                c.value = v;
+                            }
+                        }
+                        id = child;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Expands the waiting leaf with the network's answer for its canonical features:
+    /// `logits` over the action space and the win/draw/loss.
+    pub fn supply(
+        &mut self,
+        ctx: &SearchContext,
+        cache: &mut EvalCache,
+        logits: &[f32],
+        wdl: [f32; 3],
+    ) {
+        let request = self.waiting.take().expect("supply without a waiting leaf");
+        let pos = *self.game.position();
+        let (canonical, _) = pos.canonical(&ctx.rules);
+        let mut entry = Vec::new();
+        canonical.for_each_legal_move(&ctx.rules, |m| {
+            let a = ctx.actions.index(m);
+            entry.push((a as u16, logits[a]));
+        });
+        entry.sort_unstable_by_key(|e| e.0);
+        let hit = CachedEval { logits: entry, wdl };
+        let id = *self.path.last().expect("a path");
+        self.expand_from(ctx, id, &hit, request.sym);
+        let side = self.tree.node(id).side;
+        cache.insert(request.key, hit);
+        self.finish_simulation(wdl, side);
+    }
+
+    fn done(&self) -> bool {
+        if self.tree.node(0).state != NodeState::Expanded {
+            return false;
+        }
+        if self.tree.node(0).children <= 1 && self.simulations >= 1 {
+            return true;
+        }
+        match &self.gumbel {
+            Some(g) => g.queue.is_empty() && g.phase >= g.phases,
+            None => self.simulations >= self.target,
+        }
+    }
+
+    fn finish_simulation(&mut self, wdl: [f32; 3], side: Color) {
+        self.tree.backup(&self.path, wdl, side);
+        for _ in 1..self.path.len() {
+            self.game.undo();
+        }
+        self.simulations += 1;
+    }
+
+    /// Expands node `id` (the game standing at it) from an evaluation of its canonical
+    /// form, mapping actions back through `sym`.
+    fn expand_from(&mut self, ctx: &SearchContext, id: NodeId, eval: &CachedEval, sym: usize) {
+        let perm = &ctx.perms[sym];
+        let mut edges = Vec::with_capacity(eval.logits.len());
+        self.game.position().for_each_legal_move(&ctx.rules, |m| {
+            let a = ctx.actions.index(m);
+            let canonical = perm[a];
+            let logit = eval
+                .logits
+                .binary_search_by_key(&canonical, |e| e.0)
+                .map(|i| eval.logits[i].1)
+                .unwrap_or(0.0);
+            edges.push((a as u16, logit));
+        });
+        edges.sort_unstable_by_key(|e| e.0);
+        self.tree.expand(id, &edges, eval.wdl);
+    }
+
+    /// Root set-up once its children exist: noise, Gumbel samples and halving schedule.
+    fn prepare_root(&mut self, ctx: &SearchContext, rng: &mut impl Rng) {
+        self.root_ready = true;
+        let children: Vec<NodeId> = self.tree.children(0).collect();
+        let cfg = &ctx.config;
+        match cfg.root {
+            RootSearch::Puct => {
+                if self.noise && cfg.dirichlet_epsilon > 0.0 && children.len() > 1 {
+                    let alpha = cfg.dirichlet_alpha * 10.0 / children.len() as f32;
+                    let gamma = Gamma::new(alpha.max(1e-3), 1.0).expect("valid gamma");
+                    let noise: Vec<f32> = children.iter().map(|_| gamma.sample(rng)).collect();
+                    let sum: f32 = noise.iter().sum::<f32>().max(1e-20);
+                    for (c, n) in children.iter().zip(noise) {
+                        let node = self.tree.node_mut(*c);
+                        node.prior = (1.0 - cfg.dirichlet_epsilon) * node.prior
+                            + cfg.dirichlet_epsilon * n / sum;
+                    }
+                }
+            }
+            RootSearch::Gumbel => {
+                let gumbel: Vec<f32> = children
+                    .iter()
+                    .map(|_| {
+                        if self.noise {
+                            let u: f32 = rng.random_range(1e-20f32..1.0);
+                            -(-u.ln()).ln()
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                let m = (cfg.gumbel_actions as usize).min(children.len()).max(1);
+                let mut order: Vec<usize> = (0..children.len()).collect();
+                let score = |i: usize| gumbel[i] + self.tree.node(children[i]).logit;
+                order.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));
+                order.truncate(m);
+                let phases = if m <= 1 {
+                    1
+                } else {
+                    (m as f32).log2().ceil() as u32
+                };
+                let remaining_sims = self.target.saturating_sub(self.simulations).max(1);
+                let mut g = GumbelRoot {
+                    gumbel,
+                    remaining: order,
+                    queue: Vec::new(),
+                    phases,
+                    phase: 0,
+                };
+                self.fill_gumbel_queue(&mut g, remaining_sims);
+                self.gumbel = Some(g);
+            }
+        }
+    }
+
+    /// Queues the visits of the next halving phase.
+    fn fill_gumbel_queue(&self, g: &mut GumbelRoot, remaining_sims: u32) {
+        let phases_left = (g.phases - g.phase).max(1);
+        let per_phase = remaining_sims / phases_left;
+        let per_action = (per_phase as usize / g.remaining.len()).max(1);
+        g.queue.clear();
+        for _ in 0..per_action {
+            g.queue.extend(g.remaining.iter().rev());
+        }
+        g.phase += 1;
+    }
+
+    /// The root child to simulate next under Gumbel search, advancing the halving.
+    fn gumbel_root_child(&mut self, ctx: &SearchContext) -> NodeId {
+        let mut g = self.gumbel.take().expect("gumbel root");
+        if g.queue.is_empty() {
+            // Halve: keep the better half by g + logit + sigma(q).
+            let scores = self.gumbel_scores(ctx, &g);
+            let mut remaining = g.remaining.clone();
+            remaining.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+            remaining.truncate(remaining.len().div_ceil(2).max(1));
+            g.remaining = remaining;
+            let left = self.target.saturating_sub(self.simulations).max(1);
+            self.fill_gumbel_queue(&mut g, left);
+        }
+        let offset = g.queue.pop().expect("a queued root action");
+        self.gumbel = Some(g);
+        self.tree.node(0).first_child + offset as NodeId
+    }
+
+    /// Completed Q values of `id`'s children, for `id`'s side, rescaled to 0..1 and
+    /// transformed by sigma (Danihelka et al. 2022, as in mctx).
+    fn sigma_completed_q(&self, ctx: &SearchContext, id: NodeId) -> Vec<f32> {
+        let node = self.tree.node(id);
+        let side = node.side;
+        let children: Vec<_> = self.tree.children(id).map(|c| *self.tree.node(c)).collect();
+        let raw_value = node.value[0] - node.value[2];
+        let mut visited_prior = 0.0;
+        let mut weighted_q = 0.0;
+        let mut sum_visits = 0u32;
+        let mut max_visits = 0u32;
+        for c in &children {
+            if c.visits > 0 {
+                visited_prior += c.prior;
+                weighted_q += c.prior * c.q_for(side);
+                sum_visits += c.visits;
+                max_visits = max_visits.max(c.visits);
+            }
+        }
+        let v_mix = if visited_prior > 0.0 {
+            (raw_value + sum_visits as f32 * weighted_q / visited_prior) / (1.0 + sum_visits as f32)
+        } else {
+            raw_value
+        };
+        let q: Vec<f32> = children
+            .iter()
+            .map(|c| if c.visits > 0 { c.q_for(side) } else { v_mix })
+            .collect();
+        let lo = q.iter().copied().fold(f32::INFINITY, f32::min);
+        let hi = q.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let scale = (ctx.config.gumbel_c_visit + max_visits as f32) * ctx.config.gumbel_c_scale;
+        q.iter()
+            .map(|&x| {
+                let norm = if hi > lo { (x - lo) / (hi - lo) } else { 0.5 };
+                scale * norm
+            })
+            .collect()
+    }
+
+    fn gumbel_scores(&self, ctx: &SearchContext, g: &GumbelRoot) -> Vec<f32> {
+        let sigma = self.sigma_completed_q(ctx, 0);
+        let first = self.tree.node(0).first_child;
+        (0..g.gumbel.len())
+            .map(|i| g.gumbel[i] + self.tree.node(first + i as NodeId).logit + sigma[i])
+            .collect()
+    }
+
+    /// The improved policy softmax(logit + sigma(completed Q)) over `id`'s children.
+    fn improved_policy(&self, ctx: &SearchContext, id: NodeId) -> Vec<f32> {
+        let sigma = self.sigma_completed_q(ctx, id);
+        let logits: Vec<f32> = self
+            .tree
+            .children(id)
+            .zip(&sigma)
+            .map(|(c, s)| self.tree.node(c).logit + s)
+            .collect();
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let exp: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
+        let sum: f32 = exp.iter().sum();
+        exp.into_iter().map(|e| e / sum).collect()
+    }
+
+    fn select(&mut self, ctx: &SearchContext, id: NodeId) -> NodeId {
+        let cfg = &ctx.config;
+        if cfg.root == RootSearch::Gumbel {
+            if id == 0 {
+                return self.gumbel_root_child(ctx);
+            }
+            // Deterministic interior selection: argmax pi'(a) - N(a) / (1 + sum N).
+            let policy = self.improved_policy(ctx, id);
+            let total: u32 = self
+                .tree
+                .children(id)
+                .map(|c| self.tree.node(c).visits)
+                .sum();
+            let mut best = (f32::NEG_INFINITY, self.tree.node(id).first_child);
+            for (c, p) in self.tree.children(id).zip(policy) {
+                let score = p - self.tree.node(c).visits as f32 / (1.0 + total as f32);
+                if score > best.0 {
+                    best = (score, c);
+                }
+            }
+            return best.1;
+        }
+        let node = *self.tree.node(id);
+        let side = node.side;
+        let sqrt_n = (node.visits.max(1) as f32).sqrt();
+        let mut visited_prior = 0.0;
+        for c in self.tree.children(id) {
+            let c = self.tree.node(c);
+            if c.visits > 0 {
+                visited_prior += c.prior;
+            }
+        }
+        let fpu = node.q() - cfg.fpu_reduction * visited_prior.sqrt();
+        let mut best = (f32::NEG_INFINITY, node.first_child);
+        for c in self.tree.children(id) {
+            let child = self.tree.node(c);
+            let q = if child.visits > 0 {
+                child.q_for(side)
+            } else {
+                fpu
+            };
+            let u = cfg.c_puct * child.prior * sqrt_n / (1.0 + child.visits as f32);
+            if q + u > best.0 {
+                best = (q + u, c);
+            }
+        }
+        best.1
+    }
+
+    /// The move and targets of the finished search. `temperature` > 0 draws the move from
+    /// visit counts (PUCT); Gumbel search plays the action its halving kept.
+    pub fn result(
+        &self,
+        ctx: &SearchContext,
+        temperature: f32,
+        rng: &mut impl Rng,
+    ) -> SearchResult {
+        let root = self.tree.node(0);
+        let children: Vec<NodeId> = self.tree.children(0).collect();
+        assert!(
+            !children.is_empty(),
+            "result of a search without legal moves"
+        );
+        let wdl = root.mean_wdl();
+        let (action, policy) = match (&self.gumbel, ctx.config.root) {
+            (Some(g), RootSearch::Gumbel) => {
+                let scores = self.gumbel_scores(ctx, g);
+                let best = *g
+                    .remaining
+                    .iter()
+                    .max_by(|&&a, &&b| scores[a].total_cmp(&scores[b]).then(b.cmp(&a)))
+                    .expect("a remaining action");
+                let policy = self.improved_policy(ctx, 0);
+                (children[best], policy)
+            }
+            _ => {
+                let visits: Vec<f32> = children
+                    .iter()
+                    .map(|&c| self.tree.node(c).visits as f32)
+                    .collect();
+                let total: f32 = visits.iter().sum();
+                let policy: Vec<f32> = if total > 0.0 {
+                    visits.iter().map(|v| v / total).collect()
+                } else {
+                    children.iter().map(|&c| self.tree.node(c).prior).collect()
+                };
+                let chosen = if temperature > 0.0 && total > 0.0 {
+                    let weights: Vec<f64> = visits
+                        .iter()
+                        .map(|&v| f64::from(v / total).powf(1.0 / f64::from(temperature)))
+                        .collect();
+                    let sum: f64 = weights.iter().sum();
+                    let mut x = rng.random_range(0.0..sum);
+                    let mut pick = weights.len() - 1;
+                    for (i, w) in weights.iter().enumerate() {
+                        if x < *w {
+                            pick = i;
+                            break;
+                        }
+                        x -= w;
+                    }
+                    pick
+                } else {
+                    let side = root.side;
+                    (0..children.len())
+                        .max_by(|&a, &b| {
+                            let (na, nb) =
+                                (self.tree.node(children[a]), self.tree.node(children[b]));
+                            na.visits
+                                .cmp(&nb.visits)
+                                .then(na.q_for(side).total_cmp(&nb.q_for(side)))
+                                .then(b.cmp(&a))
+                        })
+                        .expect("a child")
+                };
+                (children[chosen], policy)
+            }
+        };
+        SearchResult {
+            action: usize::from(self.tree.node(action).action),
+            policy: children
+                .iter()
+                .zip(policy)
+                .map(|(&c, p)| (self.tree.node(c).action, p))
+                .collect(),
+            wdl,
+            simulations: self.simulations,
+        }
+    }
+
+    /// Plays `action` and keeps its subtree (when `reuse`) for the next search.
+    pub fn play(&mut self, ctx: &SearchContext, action: usize, reuse: bool) {
+        let mv = ctx.actions.decode(action).expect("a legal action");
+        let child = self
+            .tree
+            .children(0)
+            .find(|&c| usize::from(self.tree.node(c).action) == action);
+        self.game.play_unchecked(mv);
+        self.tree = match child {
+            Some(c) if reuse && self.tree.node(c).state != NodeState::Unexpanded => {
+                self.tree.subtree(c)
+            }
+            _ => Tree::new(),
+        };
+        self.tree.node_mut(0).side = self.game.position().side_to_move();
+        self.waiting = None;
+    }
+
+    /// Whether the game is over.
+    pub fn status(&self) -> Status {
+        self.game.status()
+    }
+}
+
+/// The cache key of a position: its canonical form and the counters the encoding reads,
+/// with the symmetry that maps it there.
+pub fn cache_key(ctx: &SearchContext, pos: &Position, occurrences: u32) -> (u128, usize) {
+    let (canonical, sym) = pos.canonical(&ctx.rules);
+    let no_capture = if ctx.rules.no_capture_limit().is_some() {
+        u128::from(pos.no_capture())
+    } else {
+        0
+    };
+    let occ = if ctx.rules.repetition() {
+        u128::from(occurrences.min(3))
+    } else {
+        0
+    };
+    (
+        u128::from(canonical.key()) | no_capture << 64 | occ << 80,
+        sym,
+    )
+}

@@ -1,0 +1,235 @@
+//! Self-play records on disk: shards of samples, each a Kvarn container (magic
+//! `KVSHARD1`, version, JSON header, CRC-32) written atomically.
+//!
+//! A sample is stored compactly and rebuilt on reading: the position (26 bytes with its
+//! counters), then the search policy over the legal actions, the search value and the
+//! game's result. Features and the legal mask follow from the position through
+//! `kvarn_game::encoding`, so a shard is about a tenth of the encoded size.
+//!
+//! Payload, little-endian, per sample: white men `u32`, black men `u32`, men in hand
+//! `u8 u8`, side to move `u8` (0 White), pending removal `u8`, no-capture `u16`, turns
+//! `u16`, occurrences `u8`, flags `u8` (bit 0: full search), result `i8` (+1/0/−1 for the
+//! player to move), search win/draw/loss `3 × f32`, policy entries `u16`, then per entry
+//! action `u16` and probability `f32`.
+
+use std::path::Path;
+
+use kvarn_game::{Bitboard, Color, ENCODING_VERSION, Position, Rules, Setup};
+use kvarn_storage::{ContainerError, read_container, write_container};
+use serde::{Deserialize, Serialize};
+
+/// Magic bytes of a shard.
+pub const SHARD_MAGIC: &[u8; 8] = b"KVSHARD1";
+/// Version of the shard layout.
+pub const SHARD_FORMAT_VERSION: u32 = 1;
+/// File extension of shards.
+pub const SHARD_EXTENSION: &str = "kvsp";
+
+/// One searched position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    /// The position.
+    pub position: Position,
+    /// How often it had occurred in its game (repetition counter the encoding reads).
+    pub occurrences: u8,
+    /// Whether it had a full search (playout cap randomisation): only those are policy
+    /// targets.
+    pub full_search: bool,
+    /// The game's result for the player to move: +1, 0 or −1.
+    pub result: i8,
+    /// The search's win/draw/loss for the player to move.
+    pub search_wdl: [f32; 3],
+    /// The search policy: `(action, probability)` over the legal actions.
+    pub policy: Vec<(u16, f32)>,
+}
+
+/// What a shard says about itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardHeader {
+    /// Encoding version the samples are meant for.
+    pub encoding_version: u32,
+    /// The rules played.
+    pub rules: Rules,
+    /// Games in the shard.
+    pub games: u32,
+    /// Samples in the shard.
+    pub samples: u64,
+    /// Per game: the result for White (+1, 0, −1) and the plies played.
+    pub results: Vec<(i8, u32)>,
+    /// The model that played (file name or description).
+    pub model: String,
+}
+
+/// Why a shard could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ShardError {
+    /// The container is unreadable, of another kind or version, or damaged.
+    #[error(transparent)]
+    Container(#[from] ContainerError),
+    /// The content does not make sense.
+    #[error("{path}: {reason}")]
+    Invalid {
+        /// The shard.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn encode_sample(s: &Sample, out: &mut Vec<u8>) {
+    let setup = s.position.setup();
+    out.extend_from_slice(&setup.men[0].bits().to_le_bytes());
+    out.extend_from_slice(&setup.men[1].bits().to_le_bytes());
+    out.extend_from_slice(&setup.in_hand);
+    out.push(u8::from(setup.side == Color::Black));
+    out.push(u8::from(setup.pending_removal));
+    out.extend_from_slice(&setup.no_capture.to_le_bytes());
+    out.extend_from_slice(&setup.turns.to_le_bytes());
+    out.push(s.occurrences);
+    out.push(u8::from(s.full_search));
+    out.push(s.result as u8);
+    for v in s.search_wdl {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&(s.policy.len() as u16).to_le_bytes());
+    for &(a, p) in &s.policy {
+        out.extend_from_slice(&a.to_le_bytes());
+        out.extend_from_slice(&p.to_le_bytes());
+    }
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], String> {
+        let slice = self
+            .bytes
+            .get(self.at..self.at + N)
+            .ok_or("payload cut short inside a sample")?;
+        self.at += N;
+        Ok(slice.try_into().expect("N bytes"))
+    }
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take::<1>()?[0])
+    }
+    fn u16(&mut self) -> Result<u16, String> {
+        Ok(u16::from_le_bytes(self.take()?))
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.take()?))
+    }
+    fn f32(&mut self) -> Result<f32, String> {
+        Ok(f32::from_le_bytes(self.take()?))
+    }
+}
+
+fn decode_sample(rules: &Rules, c: &mut Cursor) -> Result<Sample, String> {
+    let bits = |b: u32| Bitboard::from_bits(b).ok_or_else(|| format!("bad bitboard {b:#x}"));
+    let men = [bits(c.u32()?)?, bits(c.u32()?)?];
+    let in_hand = [c.u8()?, c.u8()?];
+    let side = match c.u8()? {
+        0 => Color::White,
+        1 => Color::Black,
+        x => return Err(format!("bad side to move {x}")),
+    };
+    let pending_removal = c.u8()? != 0;
+    let no_capture = c.u16()?;
+    let turns = c.u16()?;
+    let position = Position::from_setup(
+        rules,
+        &Setup {
+            men,
+            in_hand,
+            side,
+            pending_removal,
+            no_capture,
+            turns,
+        },
+    )
+    .map_err(|e| format!("bad position: {e}"))?;
+    let occurrences = c.u8()?;
+    let full_search = c.u8()? & 1 == 1;
+    let result = c.u8()? as i8;
+    if !(-1..=1).contains(&result) {
+        return Err(format!("bad result {result}"));
+    }
+    let search_wdl = [c.f32()?, c.f32()?, c.f32()?];
+    let n = c.u16()?;
+    let mut policy = Vec::with_capacity(usize::from(n));
+    for _ in 0..n {
+        policy.push((c.u16()?, c.f32()?));
+    }
+    Ok(Sample {
+        position,
+        occurrences,
+        full_search,
+        result,
+        search_wdl,
+        policy,
+    })
+}
+
+/// Writes a shard atomically.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write_shard(
+    path: &Path,
+    header: &ShardHeader,
+    samples: &[Sample],
+) -> Result<(), ShardError> {
+    let mut payload = Vec::with_capacity(samples.len() * 64);
+    for s in samples {
+        encode_sample(s, &mut payload);
+    }
+    write_container(path, SHARD_MAGIC, SHARD_FORMAT_VERSION, header, &payload)?;
+    Ok(())
+}
+
+/// Reads a shard, refusing (with its name) one that is damaged, of another version or
+/// encoding, or whose samples do not decode.
+///
+/// # Errors
+/// See [`ShardError`].
+pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError> {
+    let (header, payload): (ShardHeader, Vec<u8>) = read_container(
+        path,
+        SHARD_MAGIC,
+        "Kvarn self-play shard",
+        SHARD_FORMAT_VERSION,
+    )?;
+    let invalid = |reason: String| ShardError::Invalid {
+        path: path.display().to_string(),
+        reason,
+    };
+    if header.encoding_version != ENCODING_VERSION {
+        return Err(invalid(format!(
+            "encoding version {}, this build uses {ENCODING_VERSION}",
+            header.encoding_version
+        )));
+    }
+    let mut cursor = Cursor {
+        bytes: &payload,
+        at: 0,
+    };
+    let mut samples = Vec::with_capacity(header.samples as usize);
+    while cursor.at < payload.len() {
+        let i = samples.len();
+        samples.push(
+            decode_sample(&header.rules, &mut cursor)
+                .map_err(|e| invalid(format!("sample {i}: {e}")))?,
+        );
+    }
+    if samples.len() as u64 != header.samples {
+        return Err(invalid(format!(
+            "header says {} samples, payload holds {}",
+            header.samples,
+            samples.len()
+        )));
+    }
+    Ok((header, samples))
+}

@@ -1,0 +1,265 @@
+//! Tree search and self-play: tactics with a uniform network, batching that changes
+//! nothing, and shards that round-trip and refuse damage.
+
+use kvarn_game::{
+    ActionSpace, Bitboard, Color, Game, Position, Rules, Setup, Square, Variant, encoding,
+};
+use kvarn_selfplay::{
+    Advance, EvalCache, Evaluator, GameSearch, PlayoutCap, RootSearch, SearchConfig, SearchContext,
+    SelfPlayConfig, SelfPlayJob, UniformEvaluator, read_shard, run, selfplay::game_rng,
+};
+
+fn six() -> Rules {
+    Rules::new(Variant::Six)
+}
+
+fn uniform(rules: &Rules) -> UniformEvaluator {
+    UniformEvaluator {
+        input_len: encoding::input_len(rules),
+        actions: ActionSpace::new(rules).len(),
+    }
+}
+
+/// Logits and values from a hash of each row's features: deterministic, not uniform, and
+/// independent of the batch a row comes in.
+#[derive(Clone)]
+struct HashEvaluator(UniformEvaluator);
+
+impl Evaluator for HashEvaluator {
+    fn input_len(&self) -> usize {
+        self.0.input_len
+    }
+    fn actions(&self) -> usize {
+        self.0.actions
+    }
+    fn evaluate(
+        &mut self,
+        features: &[f32],
+        batch: usize,
+        logits: &mut Vec<f32>,
+        wdl: &mut Vec<f32>,
+    ) {
+        logits.clear();
+        wdl.clear();
+        for row in features.chunks(self.0.input_len).take(batch) {
+            let mut h = 0xcbf2_9ce4_8422_2325u64;
+            for v in row {
+                h = (h ^ u64::from(v.to_bits())).wrapping_mul(0x100_0000_01b3);
+            }
+            for a in 0..self.0.actions {
+                let x = h.wrapping_add(a as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
+                logits.push((x as f32 / (1u64 << 24) as f32) * 2.0 - 1.0);
+            }
+            let w = ((h >> 8) % 100) as f32 / 200.0;
+            let l = ((h >> 20) % 100) as f32 / 200.0;
+            wdl.extend_from_slice(&[w, 1.0 - w - l, l]);
+        }
+    }
+}
+
+/// Runs one search to completion, one leaf at a time.
+fn search(
+    game: Game,
+    config: SearchConfig,
+    eval: &mut impl Evaluator,
+    seed: u64,
+) -> (usize, GameSearch) {
+    let ctx = SearchContext::new(*game.rules(), config.clone());
+    let mut s = GameSearch::new(game);
+    let mut cache = EvalCache::new(1000);
+    let mut rng = game_rng(seed, 0);
+    let mut feats = vec![0f32; ctx.input_len()];
+    let (mut logits, mut wdl) = (Vec::new(), Vec::new());
+    s.start(config.simulations, false);
+    while let Advance::NeedsEval = s.advance(&ctx, &mut cache, &mut rng, &mut feats) {
+        eval.evaluate(&feats, 1, &mut logits, &mut wdl);
+        s.supply(&ctx, &mut cache, &logits, [wdl[0], wdl[1], wdl[2]]);
+    }
+    let result = s.result(&ctx, 0.0, &mut rng);
+    (result.action, s)
+}
+
+/// A game from men named by point, men in hand, side to move and turns.
+fn game_at(rules: Rules, white: &str, black: &str, hand: [u8; 2], side: Color, turns: u16) -> Game {
+    let men = |s: &str| {
+        s.split_whitespace()
+            .map(|n| n.parse::<Square>().unwrap())
+            .collect::<Bitboard>()
+    };
+    let setup = Setup {
+        men: [men(white), men(black)],
+        in_hand: hand,
+        side,
+        pending_removal: false,
+        no_capture: 0,
+        turns,
+    };
+    Game::from_position(rules, Position::from_setup(&rules, &setup).unwrap()).unwrap()
+}
+
+/// Six Men's Morris, moving: White closes b6-d6-f6 with f4-f6 and, taking one of Black's
+/// three men, wins.
+fn win_in_one() -> Game {
+    game_at(six(), "b6 d6 f4", "c3 e3 b2", [0, 0], Color::White, 20)
+}
+
+/// Six Men's Morris, placing: Black has two men and one in hand; unless Black places on
+/// f6, White places there, closes b6-d6-f6, takes a man and wins.
+fn must_block() -> Game {
+    game_at(six(), "b6 d6", "c3 e5", [1, 1], Color::Black, 9)
+}
+
+fn name(rules: &Rules, action: usize) -> String {
+    ActionSpace::new(rules).decode(action).unwrap().to_string()
+}
+
+#[test]
+fn finds_a_winning_mill_with_a_uniform_network() {
+    for root in [RootSearch::Puct, RootSearch::Gumbel] {
+        let config = SearchConfig {
+            root,
+            simulations: 200,
+            ..SearchConfig::default()
+        };
+        let rules = six();
+        let (action, s) = search(win_in_one(), config, &mut uniform(&rules), 1);
+        assert_eq!(name(&rules, action), "f4-f6", "{root:?}");
+        // The search knows the move wins.
+        let tree = s.tree();
+        let root_side = tree.node(0).side;
+        let child = tree
+            .children(0)
+            .find(|&c| usize::from(tree.node(c).action) == action)
+            .unwrap();
+        let q = tree.node(child).q_for(root_side);
+        assert!(q > 0.9, "{root:?}: {q}");
+    }
+}
+
+#[test]
+fn avoids_losing_in_one_with_a_uniform_network() {
+    for root in [RootSearch::Puct, RootSearch::Gumbel] {
+        let config = SearchConfig {
+            root,
+            simulations: 400,
+            gumbel_actions: 16,
+            ..SearchConfig::default()
+        };
+        let rules = six();
+        let (action, _) = search(must_block(), config, &mut uniform(&rules), 2);
+        assert_eq!(name(&rules, action), "f6", "{root:?}");
+    }
+}
+
+fn job(
+    games: u64,
+    games_per_thread: usize,
+    threads: usize,
+    root: RootSearch,
+    out: Option<std::path::PathBuf>,
+) -> SelfPlayJob {
+    SelfPlayJob {
+        rules: six(),
+        search: SearchConfig {
+            root,
+            simulations: 24,
+            cache_entries: 500,
+            ..SearchConfig::default()
+        },
+        selfplay: SelfPlayConfig {
+            threads,
+            games_per_thread,
+            games_per_shard: 3,
+            max_plies: 80,
+            playout_cap: PlayoutCap {
+                enabled: true,
+                full_probability: 0.5,
+                cheap_simulations: 8,
+            },
+        },
+        games,
+        seed: 7,
+        out,
+        shard_prefix: "test".into(),
+        model: "hash".into(),
+    }
+}
+
+#[test]
+fn batched_and_unbatched_self_play_give_the_same_games() {
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    for root in [RootSearch::Puct, RootSearch::Gumbel] {
+        let (_, one) = run(&job(6, 1, 1, root, None), &eval, None).unwrap();
+        let (stats, many) = run(&job(6, 6, 1, root, None), &eval, None).unwrap();
+        let (_, threads) = run(&job(6, 3, 2, root, None), &eval, None).unwrap();
+        assert_eq!(one.len(), 6);
+        assert_eq!(one, many, "{root:?}: one game at a time vs six interleaved");
+        assert_eq!(one, threads, "{root:?}: one thread vs two");
+        assert!(
+            stats.evaluations as f64 / stats.batches as f64 > 1.5,
+            "leaves share batches"
+        );
+        // Playout cap randomisation made both kinds of search.
+        let samples: Vec<_> = one.iter().flat_map(|g| &g.samples).collect();
+        assert!(samples.iter().any(|s| s.full_search) && samples.iter().any(|s| !s.full_search));
+        for s in samples {
+            let total: f32 = s.policy.iter().map(|p| p.1).sum();
+            assert!((total - 1.0).abs() < 1e-4, "policy sums to 1");
+            assert!((-1..=1).contains(&s.result));
+        }
+    }
+    // Another seed gives other games.
+    let mut other = job(6, 6, 1, RootSearch::Puct, None);
+    other.seed = 8;
+    let (_, a) = run(&job(6, 6, 1, RootSearch::Puct, None), &eval, None).unwrap();
+    let (_, b) = run(&other, &eval, None).unwrap();
+    assert_ne!(a, b);
+}
+
+#[test]
+fn shards_round_trip_and_damage_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    let (_, games) = run(&job(5, 5, 1, RootSearch::Puct, None), &eval, None).unwrap();
+    let (stats, _) = run(
+        &job(5, 5, 1, RootSearch::Puct, Some(dir.path().to_path_buf())),
+        &eval,
+        None,
+    )
+    .unwrap();
+    assert_eq!(stats.shards.len(), 2, "5 games at 3 per shard");
+    let mut read = Vec::new();
+    let mut results = Vec::new();
+    for path in &stats.shards {
+        let (header, samples) = read_shard(path).unwrap();
+        assert_eq!(header.rules, rules);
+        assert_eq!(header.samples as usize, samples.len());
+        results.extend(header.results.iter().map(|r| r.0));
+        read.extend(samples);
+    }
+    let mut sorted = games.clone();
+    sorted.sort_by_key(|g| g.index);
+    let expected: Vec<_> = sorted.iter().flat_map(|g| g.samples.clone()).collect();
+    assert_eq!(read.len(), expected.len());
+    // Shards hold games in the order they finished; compare as sets of samples.
+    for s in &expected {
+        assert!(read.contains(s));
+    }
+    assert_eq!(results.len(), 5);
+
+    let path = &stats.shards[0];
+    let good = std::fs::read(path).unwrap();
+    let mut bad = good.clone();
+    let at = good.len() / 2;
+    bad[at] ^= 0x10;
+    std::fs::write(path, &bad).unwrap();
+    let err = read_shard(path).unwrap_err().to_string();
+    assert!(
+        err.contains("damaged") && err.contains("test-t00-0000"),
+        "{err}"
+    );
+    std::fs::write(path, &good[..good.len() - 7]).unwrap();
+    assert!(read_shard(path).is_err());
+}
