@@ -1,6 +1,7 @@
 //! `kvarn`: the command-line front of Kvarn.
 
 mod commands;
+mod config;
 mod rules_args;
 
 use std::io::IsTerminal;
@@ -39,6 +40,11 @@ enum Command {
     /// Speed measurements.
     #[command(subcommand)]
     Bench(commands::bench::BenchCommand),
+    /// Make and inspect model files.
+    #[command(subcommand)]
+    Model(commands::model::ModelCommand),
+    /// The network plays itself with tree search; games are written as shards.
+    Selfplay(commands::selfplay::SelfPlayArgs),
 }
 
 /// What `kvarn eval` scores against.
@@ -69,5 +75,7 @@ fn main() -> anyhow::Result<()> {
         Command::Probe(args) => commands::solve::run_probe(&args),
         Command::BenchSet(args) => commands::solve::run_bench_set(&args),
         Command::Eval(EvalCommand::Solver(args)) => commands::solve::run_eval_solver(&args),
+        Command::Model(cmd) => commands::model::run(&cmd),
+        Command::Selfplay(args) => commands::selfplay::run_selfplay(&args),
     }
 }

@@ -3,7 +3,9 @@
 pub mod bench;
 pub mod engine;
 pub mod matches;
+pub mod model;
 pub mod moves;
 pub mod perft;
 pub mod play;
+pub mod selfplay;
 pub mod solve;

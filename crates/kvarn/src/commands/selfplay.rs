@@ -1,0 +1,131 @@
+//! `kvarn selfplay`: games of the network against itself, written as shards.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use kvarn_model::{DeviceChoice, Inference, InferencePath, Network, file};
+use kvarn_selfplay::{SelfPlayJob, run};
+
+use crate::config::RunConfig;
+
+/// Arguments of `kvarn selfplay`.
+#[derive(Args, Debug)]
+pub struct SelfPlayArgs {
+    /// Run configuration (TOML): rules, `[search]`, `[selfplay]`, and `[network]` when no
+    /// model is given.
+    #[arg(long)]
+    config: PathBuf,
+    /// The model that plays (default: a freshly initialised network of the configuration).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Games to play.
+    #[arg(long, default_value_t = 64)]
+    games: u64,
+    /// Folder for the shards.
+    #[arg(long)]
+    out: PathBuf,
+    /// Seed (default: the configuration's).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Worker threads (default: the configuration's).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Simulations per full search (default: the configuration's).
+    #[arg(long)]
+    simulations: Option<u32>,
+    /// Evaluate through burn even where the CPU MLP path applies.
+    #[arg(long)]
+    burn: bool,
+    /// Device: cpu, or a GPU backend built in by feature.
+    #[arg(long, default_value = "cpu")]
+    device: DeviceChoice,
+}
+
+/// Plays the games.
+pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
+    let mut config = RunConfig::load(&args.config)?;
+    if let Some(t) = args.threads {
+        config.selfplay.threads = t;
+    }
+    if let Some(s) = args.simulations {
+        config.search.simulations = s;
+    }
+    let seed = args.seed.unwrap_or(config.seed);
+    let device = args.device.device()?;
+    let (network, model_name) = match &args.model {
+        Some(path) => {
+            let (network, _) = file::load(path, &device)?;
+            if network.rules() != &config.rules {
+                anyhow::bail!(
+                    "the model {} plays {}, the configuration asks for {}",
+                    path.display(),
+                    network.rules(),
+                    config.rules
+                );
+            }
+            (network, path.display().to_string())
+        }
+        None => {
+            tracing::warn!("no --model: playing with a freshly initialised network");
+            device.seed(seed);
+            (
+                Network::new(config.rules, config.network.clone(), &device)?,
+                format!("untrained {}", config.network.describe()),
+            )
+        }
+    };
+    let path = if args.burn {
+        InferencePath::Burn
+    } else {
+        InferencePath::Fastest
+    };
+    let mut engine = Inference::new(&network, path);
+    if config.selfplay.threads > 1 {
+        // One evaluator per worker thread already uses every core.
+        engine = engine.single_threaded();
+    }
+    let job = SelfPlayJob {
+        rules: config.rules,
+        search: config.search.clone(),
+        selfplay: config.selfplay.clone(),
+        games: args.games,
+        seed,
+        out: Some(args.out.clone()),
+        shard_prefix: "selfplay".into(),
+        model: model_name,
+    };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let bar = ProgressBar::new(args.games).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed_precise} eta {eta}")
+            .expect("template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(500));
+    let (stats, _) = run(&job, &engine, Some(&bar))?;
+    bar.finish_and_clear();
+    println!(
+        "{} games, {} positions in {:.1} s: {:.0} positions/s, {:.1} plies/game",
+        stats.games,
+        stats.positions,
+        stats.elapsed.as_secs_f64(),
+        stats.positions_per_second(),
+        stats.plies as f64 / stats.games.max(1) as f64
+    );
+    println!(
+        "results: White {} / draws {} / Black {}",
+        stats.results[0], stats.results[1], stats.results[2]
+    );
+    println!(
+        "network: {} calls, {:.1} positions/call, {:.0}% of thread time ({}); cache hits {:.0}%",
+        stats.batches,
+        stats.evaluations as f64 / stats.batches.max(1) as f64,
+        100.0 * stats.network_share(),
+        engine.path_name(),
+        100.0 * stats.cache_hits as f64 / (stats.cache_hits + stats.cache_misses).max(1) as f64
+    );
+    println!("{} shards in {}", stats.shards.len(), args.out.display());
+    Ok(())
+}
