@@ -5,6 +5,8 @@
 //! its outer ring, and its short cross lines join neighbours but form no mill. Everything
 //! else follows from those two facts, so the tables are computed, not typed in.
 
+use std::sync::LazyLock;
+
 use crate::bitboard::Bitboard;
 use crate::square::Square;
 
@@ -104,6 +106,25 @@ pub struct Board {
     /// `symmetries[s][sq]` is the image of square `sq` under symmetry `s`.
     symmetries: [[u8; Square::COUNT]; SYMMETRY_COUNT],
     inverse: [u8; SYMMETRY_COUNT],
+}
+
+/// Byte tables of the symmetries (see `Board::symmetry_bytes`).
+type SymmetryBytes = Box<[[[u32; 256]; 3]; SYMMETRY_COUNT]>;
+
+fn symmetry_bytes_of(board: &Board) -> SymmetryBytes {
+    let mut t = Box::new([[[0u32; 256]; 3]; SYMMETRY_COUNT]);
+    for (sym, bytes) in t.iter_mut().enumerate() {
+        for (byte, table) in bytes.iter_mut().enumerate() {
+            for (value, image) in table.iter_mut().enumerate() {
+                for bit in 0..8 {
+                    if value & (1 << bit) != 0 {
+                        *image |= 1 << board.symmetries[sym][byte * 8 + bit];
+                    }
+                }
+            }
+        }
+    }
+    t
 }
 
 static TWENTY_FOUR: Board = Board::build(BoardKind::TwentyFour);
@@ -408,7 +429,23 @@ impl Board {
 
     /// Image of a set of points under symmetry `sym`.
     pub fn map_bitboard(&self, sym: usize, bb: Bitboard) -> Bitboard {
-        bb.into_iter().map(|sq| self.map_square(sym, sq)).collect()
+        let t = &self.symmetry_bytes()[sym];
+        let b = bb.0 as usize;
+        Bitboard(t[0][b & 0xff] | t[1][(b >> 8) & 0xff] | t[2][(b >> 16) & 0xff])
+    }
+
+    /// `[sym][byte][value]`: the image of the men that `value` places in byte `byte` of a
+    /// bitboard, so a whole set maps in three lookups (canonical forms are computed for
+    /// every leaf of a tree search).
+    fn symmetry_bytes(&self) -> &'static SymmetryBytes {
+        static TABLES: [LazyLock<SymmetryBytes>; 2] = [
+            LazyLock::new(|| symmetry_bytes_of(Board::get(BoardKind::TwentyFour))),
+            LazyLock::new(|| symmetry_bytes_of(Board::get(BoardKind::Sixteen))),
+        ];
+        match self.kind {
+            BoardKind::TwentyFour => &TABLES[0],
+            BoardKind::Sixteen => &TABLES[1],
+        }
     }
 
     /// The symmetry that undoes `sym`.

@@ -31,15 +31,24 @@ impl Position {
     /// The canonical representative of the position's symmetry class, with the symmetry
     /// that maps this position onto it: the image with the least [`Position::key`].
     pub fn canonical(&self, rules: &Rules) -> (Position, usize) {
-        let mut best = (*self, 0);
-        let mut best_key = self.key();
+        // Images differ only in their men, and the key orders them by Black's set, then
+        // White's: compare those and build only the winning image.
+        let board = rules.board();
+        let (white, black) = (self.men(Color::White).bits(), self.men(Color::Black).bits());
+        let mut best = (black, white, 0);
         for sym in 1..SYMMETRY_COUNT {
-            let image = self.transformed(rules, sym);
-            if image.key() < best_key {
-                best_key = image.key();
-                best = (image, sym);
+            let b = board.map_bitboard(sym, self.men(Color::Black)).bits();
+            if b > best.0 {
+                continue;
+            }
+            let w = board.map_bitboard(sym, self.men(Color::White)).bits();
+            if (b, w) < (best.0, best.1) {
+                best = (b, w, sym);
             }
         }
-        best
+        match best.2 {
+            0 => (*self, 0),
+            sym => (self.transformed(rules, sym), sym),
+        }
     }
 }

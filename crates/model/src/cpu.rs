@@ -47,6 +47,11 @@ pub struct CpuMlp {
     pub min_rows_per_thread: usize,
 }
 
+thread_local! {
+    /// Hidden activations of the calling thread, reused from call to call.
+    static SCRATCH: std::cell::RefCell<(Vec<f32>, Vec<f32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
 /// Rows at which splitting a batch across threads starts to pay.
 const DEFAULT_MIN_ROWS: usize = 32;
 
@@ -111,33 +116,65 @@ impl CpuMlp {
     ) {
         let rows = x.nrows();
         let hidden = self.stem.w.ncols();
-        let mut h = Array2::<f32>::zeros((rows, hidden));
+        SCRATCH.with_borrow_mut(|(hb, tb)| {
+            hb.resize(rows * hidden, 0.0);
+            tb.resize(rows * hidden, 0.0);
+            let h = ArrayViewMut2::from_shape((rows, hidden), &mut hb[..]).expect("scratch");
+            let t = ArrayViewMut2::from_shape((rows, hidden), &mut tb[..]).expect("scratch");
+            self.forward_with(x, h, t, policy.view_mut(), wdl.view_mut());
+        });
+    }
+
+    fn forward_with(
+        &self,
+        x: ArrayView2<f32>,
+        mut h: ArrayViewMut2<f32>,
+        mut t: ArrayViewMut2<f32>,
+        mut policy: ArrayViewMut2<f32>,
+        mut wdl: ArrayViewMut2<f32>,
+    ) {
+        // The element-wise passes run over contiguous slices, which the compiler
+        // vectorises; the views are row-major (checked by `matmul`).
         matmul(x, self.stem.w.view(), h.view_mut());
-        for mut row in h.rows_mut() {
+        let hs = h.as_slice_mut().expect("row-major");
+        for row in hs.chunks_exact_mut(self.stem.b.len()) {
             for (v, b) in row.iter_mut().zip(&self.stem.b) {
                 *v = (*v + b).max(0.0);
             }
         }
-        let mut t = Array2::<f32>::zeros((rows, hidden));
         for block in &self.blocks {
             matmul(h.view(), block.w.view(), t.view_mut());
-            for (mut hr, tr) in h.rows_mut().into_iter().zip(t.rows()) {
+            let ts = t.as_slice().expect("row-major");
+            let hs = h.as_slice_mut().expect("row-major");
+            let n = block.b.len();
+            for (hr, tr) in hs.chunks_exact_mut(n).zip(ts.chunks_exact(n)) {
                 for ((v, d), b) in hr.iter_mut().zip(tr).zip(&block.b) {
                     *v = (*v + d + b).max(0.0);
                 }
             }
         }
         matmul(h.view(), self.policy.w.view(), policy.view_mut());
-        for mut row in policy.rows_mut() {
-            row += &self.policy.b;
+        let ps = policy.as_slice_mut().expect("row-major");
+        for row in ps.chunks_exact_mut(self.policy.b.len()) {
+            for (v, b) in row.iter_mut().zip(&self.policy.b) {
+                *v += b;
+            }
         }
         matmul(h.view(), self.value.w.view(), wdl.view_mut());
-        for mut row in wdl.rows_mut() {
-            row += &self.value.b;
-            let max = row.fold(f32::NEG_INFINITY, |m, &v| m.max(v));
-            row.mapv_inplace(|v| (v - max).exp());
-            let sum = row.sum();
-            row /= sum;
+        let ws = wdl.as_slice_mut().expect("row-major");
+        for row in ws.chunks_exact_mut(3) {
+            for (v, b) in row.iter_mut().zip(&self.value.b) {
+                *v += b;
+            }
+            let max = row[0].max(row[1]).max(row[2]);
+            let mut sum = 0.0;
+            for v in row.iter_mut() {
+                *v = (*v - max).exp();
+                sum += *v;
+            }
+            for v in row.iter_mut() {
+                *v /= sum;
+            }
         }
     }
 }

@@ -2,6 +2,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxBuildHasher;
+
 use kvarn_model::Inference;
 
 /// Evaluates batches of encoded positions. The search only needs this, so tests can give
@@ -69,20 +71,22 @@ impl Evaluator for UniformEvaluator {
 }
 
 /// A network result kept for a canonical position: the logits of its legal actions (in
-/// the canonical frame, sorted by action) and its win/draw/loss.
-#[derive(Debug, Clone)]
-pub struct CachedEval {
-    /// `(canonical action, logit)` for each legal action, sorted by action.
-    pub logits: Vec<(u16, f32)>,
+/// the canonical frame) and its win/draw/loss.
+#[derive(Debug, Clone, Copy)]
+pub struct CachedEval<'a> {
+    /// `(canonical action, logit)` for each legal action.
+    pub logits: &'a [(u16, f32)],
     /// Win/draw/loss for the player to move.
     pub wdl: [f32; 3],
 }
 
-/// Network results by canonical position (and the counters the encoding sees). When full
-/// it is emptied, which costs re-evaluations but never a wrong answer.
+/// Network results by canonical position (and the counters the encoding reads). Entries
+/// live in one arena, so keeping one allocates nothing; when full, the cache is emptied,
+/// which costs re-evaluations but never a wrong answer.
 #[derive(Debug, Default)]
 pub struct EvalCache {
-    map: HashMap<u128, CachedEval>,
+    map: HashMap<u128, (u32, u16, [f32; 3]), FxBuildHasher>,
+    arena: Vec<(u16, f32)>,
     capacity: usize,
     /// Lookups answered.
     pub hits: u64,
@@ -94,7 +98,8 @@ impl EvalCache {
     /// A cache holding at most `capacity` results (0: no caching).
     pub fn new(capacity: usize) -> EvalCache {
         EvalCache {
-            map: HashMap::with_capacity(capacity.min(1 << 16)),
+            map: HashMap::with_capacity_and_hasher(capacity.min(1 << 16), FxBuildHasher),
+            arena: Vec::new(),
             capacity,
             hits: 0,
             misses: 0,
@@ -102,24 +107,33 @@ impl EvalCache {
     }
 
     /// The result for `key`, if kept.
-    pub fn get(&mut self, key: u128) -> Option<&CachedEval> {
-        let found = self.map.get(&key);
-        if found.is_some() {
-            self.hits += 1;
-        } else {
-            self.misses += 1;
+    pub fn get(&mut self, key: u128) -> Option<CachedEval<'_>> {
+        match self.map.get(&key) {
+            Some(&(at, len, wdl)) => {
+                self.hits += 1;
+                Some(CachedEval {
+                    logits: &self.arena[at as usize..at as usize + usize::from(len)],
+                    wdl,
+                })
+            }
+            None => {
+                self.misses += 1;
+                None
+            }
         }
-        found
     }
 
     /// Keeps a result.
-    pub fn insert(&mut self, key: u128, value: CachedEval) {
+    pub fn insert(&mut self, key: u128, logits: &[(u16, f32)], wdl: [f32; 3]) {
         if self.capacity == 0 {
             return;
         }
-        if self.map.len() >= self.capacity {
+        if self.map.len() >= self.capacity || self.arena.len() + logits.len() > u32::MAX as usize {
             self.map.clear();
+            self.arena.clear();
         }
-        self.map.insert(key, value);
+        let at = self.arena.len() as u32;
+        self.arena.extend_from_slice(logits);
+        self.map.insert(key, (at, logits.len() as u16, wdl));
     }
 }

@@ -114,6 +114,10 @@ pub struct GameSearch {
     noise: bool,
     gumbel: Option<GumbelRoot>,
     root_ready: bool,
+    /// Reused buffers: edges of a node being expanded, logits by canonical action.
+    edges: Vec<(u16, f32)>,
+    entry: Vec<(u16, f32)>,
+    scratch: Vec<f32>,
 }
 
 fn terminal_value(status: Status, side: Color) -> Option<[f32; 3]> {
@@ -143,6 +147,9 @@ impl GameSearch {
             noise: false,
             gumbel: None,
             root_ready: false,
+            edges: Vec::new(),
+            entry: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -194,13 +201,13 @@ impl GameSearch {
                     NodeState::Unexpanded => {
                         let pos = *self.game.position();
                         let occurrences = self.game.occurrences();
-                        let (key, sym) = cache_key(ctx, &pos, occurrences);
-                        if let Some(hit) = cache.get(key).cloned() {
-                            self.expand_from(ctx, id, &hit, sym);
-                            self.finish_simulation(hit.wdl, node.side);
+                        let (key, sym, canonical) = cache_key(ctx, &pos, occurrences);
+                        if let Some(hit) = cache.get(key) {
+                            let wdl = hit.wdl;
+                            self.expand_cached(ctx, id, &hit, sym);
+                            self.finish_simulation(wdl, node.side);
                             break;
                         }
-                        let (canonical, _) = pos.canonical(&ctx.rules);
                         encoding::encode_position(&ctx.rules, &canonical, occurrences, features);
                         self.waiting = Some(Request { key, sym });
                         return Advance::NeedsEval;
@@ -239,19 +246,23 @@ impl GameSearch {
         wdl: [f32; 3],
     ) {
         let request = self.waiting.take().expect("supply without a waiting leaf");
-        let pos = *self.game.position();
-        let (canonical, _) = pos.canonical(&ctx.rules);
-        let mut entry = Vec::new();
-        canonical.for_each_legal_move(&ctx.rules, |m| {
+        let perm = &ctx.perms[request.sym];
+        let mut edges = std::mem::take(&mut self.edges);
+        edges.clear();
+        let mut entry = std::mem::take(&mut self.entry);
+        entry.clear();
+        self.game.position().for_each_legal_move(&ctx.rules, |m| {
             let a = ctx.actions.index(m);
-            entry.push((a as u16, logits[a]));
+            let canonical = usize::from(perm[a]);
+            edges.push((a as u16, logits[canonical]));
+            entry.push((canonical as u16, logits[canonical]));
         });
-        entry.sort_unstable_by_key(|e| e.0);
-        let hit = CachedEval { logits: entry, wdl };
         let id = *self.path.last().expect("a path");
-        self.expand_from(ctx, id, &hit, request.sym);
+        self.tree.expand(id, &edges, wdl);
+        self.edges = edges;
         let side = self.tree.node(id).side;
-        cache.insert(request.key, hit);
+        cache.insert(request.key, &entry, wdl);
+        self.entry = entry;
         self.finish_simulation(wdl, side);
     }
 
@@ -276,23 +287,29 @@ impl GameSearch {
         self.simulations += 1;
     }
 
-    /// Expands node `id` (the game standing at it) from an evaluation of its canonical
-    /// form, mapping actions back through `sym`.
-    fn expand_from(&mut self, ctx: &SearchContext, id: NodeId, eval: &CachedEval, sym: usize) {
+    /// Expands node `id` (the game standing at it) from a cached evaluation of its
+    /// canonical form, actions mapped back through `sym`.
+    fn expand_cached(
+        &mut self,
+        ctx: &SearchContext,
+        id: NodeId,
+        eval: &CachedEval<'_>,
+        sym: usize,
+    ) {
         let perm = &ctx.perms[sym];
-        let mut edges = Vec::with_capacity(eval.logits.len());
+        let scratch = &mut self.scratch;
+        scratch.resize(ctx.actions.len(), 0.0);
+        for &(a, l) in eval.logits {
+            scratch[usize::from(a)] = l;
+        }
+        let mut edges = std::mem::take(&mut self.edges);
+        edges.clear();
         self.game.position().for_each_legal_move(&ctx.rules, |m| {
             let a = ctx.actions.index(m);
-            let canonical = perm[a];
-            let logit = eval
-                .logits
-                .binary_search_by_key(&canonical, |e| e.0)
-                .map(|i| eval.logits[i].1)
-                .unwrap_or(0.0);
-            edges.push((a as u16, logit));
+            edges.push((a as u16, scratch[usize::from(perm[a])]));
         });
-        edges.sort_unstable_by_key(|e| e.0);
         self.tree.expand(id, &edges, eval.wdl);
+        self.edges = edges;
     }
 
     /// Root set-up once its children exist: noise, Gumbel samples and halving schedule.
@@ -597,8 +614,8 @@ impl GameSearch {
 }
 
 /// The cache key of a position: its canonical form and the counters the encoding reads,
-/// with the symmetry that maps it there.
-pub fn cache_key(ctx: &SearchContext, pos: &Position, occurrences: u32) -> (u128, usize) {
+/// with the symmetry that maps it there and the canonical form itself.
+pub fn cache_key(ctx: &SearchContext, pos: &Position, occurrences: u32) -> (u128, usize, Position) {
     let (canonical, sym) = pos.canonical(&ctx.rules);
     let no_capture = if ctx.rules.no_capture_limit().is_some() {
         u128::from(pos.no_capture())
@@ -613,5 +630,6 @@ pub fn cache_key(ctx: &SearchContext, pos: &Position, occurrences: u32) -> (u128
     (
         u128::from(canonical.key()) | no_capture << 64 | occ << 80,
         sym,
+        canonical,
     )
 }
