@@ -45,6 +45,8 @@ enum Command {
     Model(commands::model::ModelCommand),
     /// The network plays itself with tree search; games are written as shards.
     Selfplay(commands::selfplay::SelfPlayArgs),
+    /// A model as ONNX or PyTorch-named safetensors, with a model card, for other front ends.
+    Export(commands::export::ExportArgs),
 }
 
 /// What `kvarn eval` scores against.
@@ -77,5 +79,6 @@ fn main() -> anyhow::Result<()> {
         Command::Eval(EvalCommand::Solver(args)) => commands::solve::run_eval_solver(&args),
         Command::Model(cmd) => commands::model::run(&cmd),
         Command::Selfplay(args) => commands::selfplay::run_selfplay(&args),
+        Command::Export(args) => commands::export::run(&args),
     }
 }

@@ -23,23 +23,23 @@ use crate::config::Dims;
 /// One message-passing layer.
 #[derive(Module, Debug)]
 pub struct GraphLayer {
-    own: Linear,
-    adjacent: Linear,
-    mill: Linear,
-    global: Linear,
+    pub(crate) own: Linear,
+    pub(crate) adjacent: Linear,
+    pub(crate) mill: Linear,
+    pub(crate) global: Linear,
 }
 
 /// The graph network (see the module documentation and [`crate::NetConfig::Graph`]).
 #[derive(Module, Debug)]
 pub struct GraphNet {
-    embed: Linear,
-    layers: Vec<GraphLayer>,
-    place: Linear,
-    remove: Linear,
-    shift_from: Linear,
-    shift_to: Linear,
-    value_hidden: Linear,
-    value: Linear,
+    pub(crate) embed: Linear,
+    pub(crate) layers: Vec<GraphLayer>,
+    pub(crate) place: Linear,
+    pub(crate) remove: Linear,
+    pub(crate) shift_from: Linear,
+    pub(crate) shift_to: Linear,
+    pub(crate) value_hidden: Linear,
+    pub(crate) value: Linear,
     /// Row-normalised adjacency `[1, n, n]` (a constant, rebuilt from the board).
     adjacency: Tensor<3>,
     /// Row-normalised "shares a mill" matrix `[1, n, n]` (a constant).

@@ -13,6 +13,7 @@ pub mod bench;
 pub mod config;
 pub mod cpu;
 pub mod device;
+pub mod export;
 pub mod file;
 pub mod graph;
 pub mod inference;

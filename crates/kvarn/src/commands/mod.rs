@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod engine;
+pub mod export;
 pub mod matches;
 pub mod model;
 pub mod moves;
