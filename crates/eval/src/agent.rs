@@ -58,6 +58,28 @@ pub trait Agent: Send {
     }
 }
 
+/// Makes a fresh agent for each game of a match. [`AgentSpec`] is one; crates with players
+/// of their own (network players) implement it too.
+pub trait AgentFactory: Send + Sync {
+    /// The agent's name in reports and records.
+    fn name(&self) -> String;
+
+    /// An agent for one game of `rules`; `game_seed` varies from game to game.
+    ///
+    /// # Errors
+    /// When the agent cannot be made.
+    fn build(&self, rules: Rules, game_seed: u64) -> Result<Box<dyn Agent>, EvalError>;
+}
+
+impl AgentFactory for AgentSpec {
+    fn name(&self) -> String {
+        self.to_string()
+    }
+    fn build(&self, rules: Rules, game_seed: u64) -> Result<Box<dyn Agent>, EvalError> {
+        AgentSpec::build(self, rules, game_seed)
+    }
+}
+
 /// Plays a uniformly random legal move.
 pub struct RandomAgent {
     rng: Pcg64Mcg,

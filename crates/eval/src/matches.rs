@@ -9,7 +9,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 
-use crate::agent::{Agent, AgentSpec};
+use crate::agent::{Agent, AgentFactory, AgentSpec};
 use crate::elo::Tally;
 use crate::error::EvalError;
 pub use crate::records::GameRecord;
@@ -177,6 +177,21 @@ pub fn run_match(
     cfg: &MatchConfig,
     on_game: impl Fn(&GameRecord) + Sync,
 ) -> Result<MatchReport, EvalError> {
+    run_match_with(cfg, &cfg.a, &cfg.b, on_game)
+}
+
+/// Plays a match between agents from any [`AgentFactory`] (network players live in other
+/// crates); `cfg.a` and `cfg.b` are ignored, the rest of `cfg` is used.
+///
+/// # Errors
+/// The first agent failure, naming the game.
+pub fn run_match_with(
+    cfg: &MatchConfig,
+    a_factory: &dyn AgentFactory,
+    b_factory: &dyn AgentFactory,
+    on_game: impl Fn(&GameRecord) + Sync,
+) -> Result<MatchReport, EvalError> {
+    let (a_name, b_name) = (a_factory.name(), b_factory.name());
     let pairs = cfg.games.div_ceil(2);
     let lines = openings(&cfg.rules, pairs, cfg.opening_plies, cfg.seed);
     let played: Vec<Result<Played, EvalError>> = (0..cfg.games)
@@ -187,13 +202,13 @@ pub fn run_match(
                 .seed
                 .wrapping_mul(0x9E37_79B9_7F4A_7C15)
                 .wrapping_add(i as u64);
-            let mut a = cfg.a.build(cfg.rules, game_seed)?;
-            let mut b = cfg.b.build(cfg.rules, game_seed ^ 0x5555)?;
+            let mut a = a_factory.build(cfg.rules, game_seed)?;
+            let mut b = b_factory.build(cfg.rules, game_seed ^ 0x5555)?;
             let a_white = i % 2 == 0;
             let (white_spec, black_spec) = if a_white {
-                (&cfg.a, &cfg.b)
+                (&a_name, &b_name)
             } else {
-                (&cfg.b, &cfg.a)
+                (&b_name, &a_name)
             };
             let PlayedGame {
                 game,
@@ -216,8 +231,8 @@ pub fn run_match(
             };
             let record = GameRecord {
                 game: i,
-                white: white_spec.to_string(),
-                black: black_spec.to_string(),
+                white: white_spec.clone(),
+                black: black_spec.clone(),
                 opening: opening.iter().map(Move::to_string).collect(),
                 moves: game.moves().map(|m| m.to_string()).collect(),
                 result: if status.is_over() {

@@ -131,6 +131,17 @@ impl Network {
         }
     }
 
+    /// The network for training: parameters forked onto the autodiff form of its device,
+    /// training behaviour on.
+    pub fn for_training(&self) -> Network {
+        let device = self.device.clone().autodiff();
+        Network {
+            model: self.model.clone().fork(&device).train(),
+            device,
+            ..self.clone()
+        }
+    }
+
     /// Replaces the parameters (after an optimiser step).
     pub fn with_model(self, model: Model) -> Network {
         Network { model, ..self }

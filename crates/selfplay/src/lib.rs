@@ -10,6 +10,7 @@
 //!   randomisation, shards.
 //! - [`shard`]: the record format.
 
+pub mod agent;
 pub mod config;
 pub mod evaluator;
 pub mod search;
@@ -17,6 +18,7 @@ pub mod selfplay;
 pub mod shard;
 pub mod tree;
 
+pub use agent::{SearchAgent, SearchPlayer};
 pub use config::{PlayoutCap, RootSearch, SearchConfig, SelfPlayConfig, SettingError};
 pub use evaluator::{EvalCache, Evaluator, UniformEvaluator};
 pub use search::{Advance, GameSearch, SearchContext, SearchResult};

@@ -17,7 +17,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::config::{RootSearch, SearchConfig, SelfPlayConfig};
 use crate::evaluator::{EvalCache, Evaluator};
 use crate::search::{Advance, GameSearch, SearchContext};
-use crate::shard::{SHARD_EXTENSION, Sample, ShardError, ShardHeader, write_shard};
+use crate::shard::{GameSummary, SHARD_EXTENSION, Sample, ShardError, ShardHeader, write_shard};
 
 /// A self-play run to make.
 #[derive(Debug, Clone)]
@@ -28,8 +28,10 @@ pub struct SelfPlayJob {
     pub search: SearchConfig,
     /// Self-play settings.
     pub selfplay: SelfPlayConfig,
-    /// Games to play.
+    /// Games to play: indices `0..games`.
     pub games: u64,
+    /// Indices already played (a resumed run): skipped.
+    pub skip: std::collections::BTreeSet<u64>,
     /// Seed of the run.
     pub seed: u64,
     /// Folder for shards (none: keep the games in memory only).
@@ -224,9 +226,11 @@ fn worker<E: Evaluator>(
     let mut waiting = Vec::with_capacity(cfg.games_per_thread);
     let mut finished: Vec<PlayedGame> = Vec::new();
     let mut kept: Vec<PlayedGame> = Vec::new();
-    let mut shard_seq = 0;
     loop {
         for slot in slots.iter_mut() {
+            while next_game < job.games && job.skip.contains(&next_game) {
+                next_game += threads as u64;
+            }
             if slot.is_none() && next_game < job.games {
                 let mut s = Slot {
                     index: next_game,
@@ -294,25 +298,11 @@ fn worker<E: Evaluator>(
             }
         }
         if finished.len() >= cfg.games_per_shard {
-            flush(
-                job,
-                thread,
-                &mut shard_seq,
-                &mut finished,
-                &mut kept,
-                &mut stats,
-            )?;
+            flush(job, &mut finished, &mut kept, &mut stats)?;
         }
     }
     if !finished.is_empty() {
-        flush(
-            job,
-            thread,
-            &mut shard_seq,
-            &mut finished,
-            &mut kept,
-            &mut stats,
-        )?;
+        flush(job, &mut finished, &mut kept, &mut stats)?;
     }
     stats.cache_hits = cache.hits;
     stats.cache_misses = cache.misses;
@@ -385,16 +375,14 @@ fn finish_move(ctx: &SearchContext, cfg: &SelfPlayConfig, s: &mut Slot) -> Optio
 
 fn flush(
     job: &SelfPlayJob,
-    thread: usize,
-    seq: &mut usize,
     finished: &mut Vec<PlayedGame>,
     kept: &mut Vec<PlayedGame>,
     stats: &mut SelfPlayStats,
 ) -> Result<(), SelfPlayError> {
     let games = std::mem::take(finished);
     if let Some(dir) = &job.out {
-        let path = shard_path(dir, &job.shard_prefix, thread, *seq);
-        *seq += 1;
+        let first = games.iter().map(|g| g.index).min().expect("a game");
+        let path = shard_path(dir, &job.shard_prefix, first);
         let samples: Vec<Sample> = games
             .iter()
             .flat_map(|g| g.samples.iter().cloned())
@@ -404,7 +392,15 @@ fn flush(
             rules: job.rules,
             games: games.len() as u32,
             samples: samples.len() as u64,
-            results: games.iter().map(|g| (g.result, g.plies)).collect(),
+            game_list: games
+                .iter()
+                .map(|g| GameSummary {
+                    index: g.index,
+                    result: g.result,
+                    plies: g.plies,
+                    samples: g.samples.len() as u32,
+                })
+                .collect(),
             model: job.model.clone(),
         };
         write_shard(&path, &header, &samples)?;
@@ -416,7 +412,8 @@ fn flush(
     Ok(())
 }
 
-/// The name of a thread's `seq`-th shard.
-pub fn shard_path(dir: &Path, prefix: &str, thread: usize, seq: usize) -> PathBuf {
-    dir.join(format!("{prefix}-t{thread:02}-{seq:04}.{SHARD_EXTENSION}"))
+/// The name of the shard whose lowest game index is `first`: unique within a run, since
+/// every game is in exactly one shard.
+pub fn shard_path(dir: &Path, prefix: &str, first: u64) -> PathBuf {
+    dir.join(format!("{prefix}-g{first:07}.{SHARD_EXTENSION}"))
 }

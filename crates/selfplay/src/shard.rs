@@ -43,6 +43,20 @@ pub struct Sample {
     pub policy: Vec<(u16, f32)>,
 }
 
+/// One game of a shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameSummary {
+    /// Index of the game in its self-play run (what its random generator was seeded with).
+    pub index: u64,
+    /// Result for White: +1, 0 or −1.
+    pub result: i8,
+    /// Plies played.
+    pub plies: u32,
+    /// Samples it contributed.
+    pub samples: u32,
+}
+
 /// What a shard says about itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -55,8 +69,8 @@ pub struct ShardHeader {
     pub games: u32,
     /// Samples in the shard.
     pub samples: u64,
-    /// Per game: the result for White (+1, 0, −1) and the plies played.
-    pub results: Vec<(i8, u32)>,
+    /// The games in the shard, in the order their samples appear.
+    pub game_list: Vec<GameSummary>,
     /// The model that played (file name or description).
     pub model: String,
 }
@@ -223,6 +237,15 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError>
             decode_sample(&header.rules, &mut cursor)
                 .map_err(|e| invalid(format!("sample {i}: {e}")))?,
         );
+    }
+    let listed: u64 = header.game_list.iter().map(|g| u64::from(g.samples)).sum();
+    if listed != header.samples || header.game_list.len() != header.games as usize {
+        return Err(invalid(format!(
+            "header lists {} games with {listed} samples, says {} games with {}",
+            header.game_list.len(),
+            header.games,
+            header.samples
+        )));
     }
     if samples.len() as u64 != header.samples {
         return Err(invalid(format!(

@@ -178,6 +178,7 @@ fn job(
             },
         },
         games,
+        skip: Default::default(),
         seed: 7,
         out,
         shard_prefix: "test".into(),
@@ -236,7 +237,7 @@ fn shards_round_trip_and_damage_is_refused() {
         let (header, samples) = read_shard(path).unwrap();
         assert_eq!(header.rules, rules);
         assert_eq!(header.samples as usize, samples.len());
-        results.extend(header.results.iter().map(|r| r.0));
+        results.extend(header.game_list.iter().map(|g| g.index));
         read.extend(samples);
     }
     let mut sorted = games.clone();
@@ -247,7 +248,29 @@ fn shards_round_trip_and_damage_is_refused() {
     for s in &expected {
         assert!(read.contains(s));
     }
-    assert_eq!(results.len(), 5);
+    results.sort_unstable();
+    assert_eq!(results, [0, 1, 2, 3, 4], "every game in exactly one shard");
+
+    // A resumed run skips the games already played and writes only the others.
+    let dir2 = tempfile::tempdir().unwrap();
+    let mut resumed = job(5, 5, 1, RootSearch::Puct, Some(dir2.path().to_path_buf()));
+    resumed.skip = [0, 1, 3].into_iter().collect();
+    let (stats2, _) = run(&resumed, &eval, None).unwrap();
+    assert_eq!(stats2.games, 2);
+    let (_, again) = read_shard(&stats2.shards[0]).unwrap();
+    let expected2: Vec<_> = sorted
+        .iter()
+        .filter(|g| g.index == 2 || g.index == 4)
+        .flat_map(|g| g.samples.clone())
+        .collect();
+    assert_eq!(
+        again.len(),
+        expected2.len(),
+        "the same games as in the first run"
+    );
+    for s in &again {
+        assert!(expected2.contains(s));
+    }
 
     let path = &stats.shards[0];
     let good = std::fs::read(path).unwrap();
@@ -257,9 +280,40 @@ fn shards_round_trip_and_damage_is_refused() {
     std::fs::write(path, &bad).unwrap();
     let err = read_shard(path).unwrap_err().to_string();
     assert!(
-        err.contains("damaged") && err.contains("test-t00-0000"),
+        err.contains("damaged") && err.contains("test-g0000000"),
         "{err}"
     );
     std::fs::write(path, &good[..good.len() - 7]).unwrap();
     assert!(read_shard(path).is_err());
+}
+
+#[test]
+fn a_search_player_beats_random_play_in_a_match() {
+    use kvarn_eval::matches::{MatchConfig, run_match_with};
+    let rules = six();
+    let player = kvarn_selfplay::SearchPlayer::new(
+        "search64",
+        SearchConfig {
+            simulations: 64,
+            ..SearchConfig::default()
+        },
+        uniform(&rules),
+    );
+    let random: kvarn_eval::agent::AgentSpec = "random".parse().unwrap();
+    let cfg = MatchConfig {
+        rules,
+        a: random.clone(),
+        b: random.clone(),
+        games: 8,
+        seed: 3,
+        opening_plies: 2,
+    };
+    let report = run_match_with(&cfg, &player, &random, |_| {}).unwrap();
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    assert_eq!(report.records[0].white, "search64");
+    let t = report.tally;
+    assert!(
+        t.wins > t.losses + 3,
+        "search with a uniform network against random: {t:?}"
+    );
 }

@@ -92,6 +92,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
         search: config.search.clone(),
         selfplay: config.selfplay.clone(),
         games: args.games,
+        skip: Default::default(),
         seed,
         out: Some(args.out.clone()),
         shard_prefix: "selfplay".into(),

@@ -1,0 +1,108 @@
+//! A network player for matches: tree search with the network at every move, no noise,
+//! the most visited move. It implements the `kvarn-eval` agent traits, so matches,
+//! benchmarks and Elo treat it like any other player.
+
+use std::sync::Arc;
+
+use kvarn_eval::EvalError;
+use kvarn_eval::agent::{Agent, AgentFactory};
+use kvarn_eval::solver::benchmark::Outcome;
+use kvarn_game::{Game, Move, Rules};
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+
+use crate::config::SearchConfig;
+use crate::evaluator::{EvalCache, Evaluator};
+use crate::search::{Advance, GameSearch, SearchContext};
+
+/// Makes [`SearchAgent`]s for matches.
+pub struct SearchPlayer<E> {
+    name: String,
+    config: SearchConfig,
+    evaluator: E,
+}
+
+impl<E: Evaluator + Clone + Send + Sync + 'static> SearchPlayer<E> {
+    /// A player named `name` searching with `config` (noise is never used in matches).
+    pub fn new(name: impl Into<String>, config: SearchConfig, evaluator: E) -> SearchPlayer<E> {
+        SearchPlayer {
+            name: name.into(),
+            config,
+            evaluator,
+        }
+    }
+}
+
+impl<E: Evaluator + Clone + Send + Sync + 'static> AgentFactory for SearchPlayer<E> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn build(&self, rules: Rules, game_seed: u64) -> Result<Box<dyn Agent>, EvalError> {
+        Ok(Box::new(SearchAgent {
+            name: self.name.clone(),
+            ctx: Arc::new(SearchContext::new(rules, self.config.clone())),
+            evaluator: self.evaluator.clone(),
+            cache: EvalCache::new(self.config.cache_entries.min(100_000)),
+            rng: Pcg64Mcg::seed_from_u64(game_seed),
+        }))
+    }
+}
+
+/// One game's network player.
+pub struct SearchAgent<E> {
+    name: String,
+    ctx: Arc<SearchContext>,
+    evaluator: E,
+    cache: EvalCache,
+    rng: Pcg64Mcg,
+}
+
+impl<E: Evaluator> SearchAgent<E> {
+    fn search(&mut self, game: &Game) -> crate::search::SearchResult {
+        let mut search = GameSearch::new(game.clone());
+        search.start(self.ctx.config.simulations, false);
+        let mut features = vec![0f32; self.ctx.input_len()];
+        let (mut logits, mut wdl) = (Vec::new(), Vec::new());
+        while let Advance::NeedsEval =
+            search.advance(&self.ctx, &mut self.cache, &mut self.rng, &mut features)
+        {
+            self.evaluator.evaluate(&features, 1, &mut logits, &mut wdl);
+            search.supply(
+                &self.ctx,
+                &mut self.cache,
+                &logits,
+                [wdl[0], wdl[1], wdl[2]],
+            );
+        }
+        search.result(&self.ctx, 0.0, &mut self.rng)
+    }
+}
+
+impl<E: Evaluator + Send> Agent for SearchAgent<E> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
+        let result = self.search(game);
+        self.ctx
+            .actions
+            .decode(result.action)
+            .ok_or_else(|| EvalError::Spec {
+                spec: self.name.clone(),
+                reason: format!(
+                    "the search chose action {}, which is no move",
+                    result.action
+                ),
+            })
+    }
+
+    fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, EvalError> {
+        let wdl = self.search(game).wdl;
+        let best = (0..3)
+            .max_by(|&a, &b| wdl[a].total_cmp(&wdl[b]))
+            .unwrap_or(1);
+        Ok(Some([Outcome::Win, Outcome::Draw, Outcome::Loss][best]))
+    }
+}
