@@ -1,0 +1,198 @@
+//! The replay window: the samples of the most recent self-play shards, and mini-batches
+//! drawn from them with a random board symmetry applied to each sample.
+
+use std::path::PathBuf;
+
+use kvarn_game::{ActionSpace, Rules, SYMMETRY_COUNT, encoding};
+use kvarn_selfplay::{Sample, ShardError, read_shard};
+use rand::{Rng, RngExt};
+
+/// A mini-batch, row-major, ready for the trainer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Batch {
+    /// Rows.
+    pub size: usize,
+    /// Encoded positions, `size × input`.
+    pub features: Vec<f32>,
+    /// Legal actions, `size × actions`.
+    pub legal: Vec<bool>,
+    /// Search policy targets, `size × actions` (0 on illegal actions).
+    pub policy: Vec<f32>,
+    /// 1 for rows whose policy is a training target (full searches), else 0.
+    pub policy_weight: Vec<f32>,
+    /// Win/draw/loss targets for the player to move, `size × 3`.
+    pub value: Vec<f32>,
+}
+
+/// Why the window could not be filled.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// A shard is damaged or unreadable.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+    /// A shard was played under other rules.
+    #[error("{path}: played under {found}, the run plays {expected}")]
+    Rules {
+        /// The shard.
+        path: String,
+        /// Its rules.
+        found: Rules,
+        /// The run's.
+        expected: Rules,
+    },
+}
+
+/// The samples training draws from.
+#[derive(Debug, Clone)]
+pub struct ReplayWindow {
+    rules: Rules,
+    space: ActionSpace,
+    perms: Vec<Vec<u16>>,
+    samples: Vec<Sample>,
+}
+
+impl ReplayWindow {
+    /// An empty window for `rules`.
+    pub fn new(rules: Rules) -> ReplayWindow {
+        let space = ActionSpace::new(&rules);
+        let perms = (0..SYMMETRY_COUNT)
+            .map(|s| {
+                space
+                    .symmetry_permutation(s)
+                    .into_iter()
+                    .map(|a| a as u16)
+                    .collect()
+            })
+            .collect();
+        ReplayWindow {
+            rules,
+            space,
+            perms,
+            samples: Vec::new(),
+        }
+    }
+
+    /// The samples of `shards` (oldest first), keeping the newest `max_samples`.
+    ///
+    /// # Errors
+    /// A shard is damaged or of other rules.
+    pub fn load(
+        rules: Rules,
+        shards: &[PathBuf],
+        max_samples: usize,
+    ) -> Result<ReplayWindow, ReplayError> {
+        let mut w = ReplayWindow::new(rules);
+        for path in shards {
+            let (header, samples) = read_shard(path)?;
+            if header.rules != rules {
+                return Err(ReplayError::Rules {
+                    path: path.display().to_string(),
+                    found: header.rules,
+                    expected: rules,
+                });
+            }
+            w.samples.extend(samples);
+        }
+        if w.samples.len() > max_samples {
+            let cut = w.samples.len() - max_samples;
+            w.samples.drain(..cut);
+        }
+        Ok(w)
+    }
+
+    /// Adds samples.
+    pub fn extend(&mut self, samples: impl IntoIterator<Item = Sample>) {
+        self.samples.extend(samples);
+    }
+
+    /// Samples held.
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// Whether the window is empty.
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// The samples.
+    pub fn samples(&self) -> &[Sample] {
+        &self.samples
+    }
+
+    /// `sample` as training rows under board symmetry `sym`: features, legal mask, policy
+    /// target and value target (`search_value_share` of the search's win/draw/loss mixed
+    /// into the result's).
+    pub fn row(
+        &self,
+        sample: &Sample,
+        sym: usize,
+        search_value_share: f32,
+    ) -> (Vec<f32>, Vec<bool>, Vec<f32>, [f32; 3]) {
+        let pos = sample.position.transformed(&self.rules, sym);
+        let mut features = vec![0f32; encoding::input_len(&self.rules)];
+        encoding::encode_position(
+            &self.rules,
+            &pos,
+            u32::from(sample.occurrences.max(1)),
+            &mut features,
+        );
+        let mut legal = vec![false; self.space.len()];
+        self.space.legal_mask(&self.rules, &pos, &mut legal);
+        let mut policy = vec![0f32; self.space.len()];
+        let perm = &self.perms[sym];
+        for &(a, p) in &sample.policy {
+            policy[usize::from(perm[usize::from(a)])] += p;
+        }
+        let result = match sample.result {
+            1 => [1.0, 0.0, 0.0],
+            0 => [0.0, 1.0, 0.0],
+            _ => [0.0, 0.0, 1.0],
+        };
+        let s = search_value_share;
+        let value = std::array::from_fn(|i| (1.0 - s) * result[i] + s * sample.search_wdl[i]);
+        (features, legal, policy, value)
+    }
+
+    /// A mini-batch of `size` samples drawn uniformly (with replacement), each under a
+    /// random symmetry when `augment`.
+    ///
+    /// # Panics
+    /// When the window is empty.
+    pub fn batch(
+        &self,
+        rng: &mut impl Rng,
+        size: usize,
+        augment: bool,
+        search_value_share: f32,
+    ) -> Batch {
+        assert!(
+            !self.samples.is_empty(),
+            "batch from an empty replay window"
+        );
+        let mut b = Batch {
+            size,
+            features: Vec::with_capacity(size * encoding::input_len(&self.rules)),
+            legal: Vec::with_capacity(size * self.space.len()),
+            policy: Vec::with_capacity(size * self.space.len()),
+            policy_weight: Vec::with_capacity(size),
+            value: Vec::with_capacity(size * 3),
+        };
+        for _ in 0..size {
+            let sample = &self.samples[rng.random_range(0..self.samples.len())];
+            let sym = if augment {
+                rng.random_range(0..SYMMETRY_COUNT)
+            } else {
+                0
+            };
+            let (f, l, p, v) = self.row(sample, sym, search_value_share);
+            b.features.extend(f);
+            b.legal.extend(l);
+            b.policy.extend(p);
+            b.policy_weight
+                .push(if sample.full_search { 1.0 } else { 0.0 });
+            b.value.extend(v);
+        }
+        b
+    }
+}

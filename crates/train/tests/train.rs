@@ -1,0 +1,181 @@
+//! The trainer: augmentation keeps targets attached to their moves, and training steps
+//! lower the loss.
+
+use kvarn_game::{ActionSpace, Game, Rules, SYMMETRY_COUNT, Variant};
+use kvarn_model::burn::tensor::Device;
+use kvarn_model::{NetConfig, Network};
+use kvarn_selfplay::Sample;
+use kvarn_train::{ReplayWindow, Schedule, TrainConfig, Trainer};
+use rand::{RngExt, SeedableRng};
+
+/// Samples from seeded random games, with random policies over the legal moves.
+fn samples(rules: Rules, n: usize, seed: u64) -> Vec<Sample> {
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+    let space = ActionSpace::new(&rules);
+    let mut out = Vec::new();
+    let mut game = Game::new(rules);
+    while out.len() < n {
+        if game.status().is_over() {
+            game = Game::new(rules);
+        }
+        let moves = game.legal_moves();
+        let weights: Vec<f32> = moves
+            .iter()
+            .map(|_| rng.random_range(0.0..1.0f32))
+            .collect();
+        let sum: f32 = weights.iter().sum();
+        out.push(Sample {
+            position: *game.position(),
+            occurrences: game.occurrences() as u8,
+            full_search: rng.random_range(0..4) != 0,
+            result: rng.random_range(-1..=1),
+            search_wdl: [0.3, 0.4, 0.3],
+            policy: moves
+                .iter()
+                .zip(&weights)
+                .map(|(&m, w)| (space.index(m) as u16, w / sum))
+                .collect(),
+        });
+        game.play_unchecked(moves[rng.random_range(0..moves.len())]);
+    }
+    out
+}
+
+#[test]
+fn augmentation_maps_policy_targets_with_the_position() {
+    for rules in [Rules::new(Variant::Nine), Rules::new(Variant::Six)] {
+        let mut window = ReplayWindow::new(rules);
+        window.extend(samples(rules, 60, 1));
+        let space = ActionSpace::new(&rules);
+        let board = rules.board();
+        let n = board.len();
+        for sample in window.samples() {
+            let (f0, _, p0, _) = window.row(sample, 0, 0.0);
+            for sym in 0..SYMMETRY_COUNT {
+                let (f, legal, p, v) = window.row(sample, sym, 0.0);
+                // Every target action is legal in the transformed position, mass kept.
+                for (a, &mass) in p.iter().enumerate() {
+                    assert!(
+                        mass == 0.0 || legal[a],
+                        "{rules} sym {sym}: target on an illegal action"
+                    );
+                }
+                assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+                // The move a target names is the image of the original move.
+                for (a, &mass) in p0.iter().enumerate() {
+                    if mass > 0.0 {
+                        let image = space.index(space.decode(a).unwrap().transformed(board, sym));
+                        assert_eq!(p[image], mass, "{rules} sym {sym}");
+                    }
+                }
+                // Point features move with the points; scalars stay.
+                for sq in board.squares() {
+                    let i = board.local_index(sq);
+                    let j = board.local_index(board.map_square(sym, sq));
+                    for plane in 0..3 {
+                        assert_eq!(f0[plane * n + i], f[plane * n + j]);
+                    }
+                }
+                assert_eq!(f0[3 * n..], f[3 * n..]);
+                let target = match sample.result {
+                    1 => [1.0, 0.0, 0.0],
+                    0 => [0.0, 1.0, 0.0],
+                    _ => [0.0, 0.0, 1.0],
+                };
+                assert_eq!(v, target);
+            }
+        }
+    }
+}
+
+#[test]
+fn training_steps_lower_the_loss_on_a_fixed_batch() {
+    for config in [
+        NetConfig::Mlp {
+            hidden: 64,
+            blocks: 1,
+        },
+        NetConfig::Graph {
+            channels: 16,
+            layers: 2,
+            value_hidden: 16,
+        },
+    ] {
+        let rules = Rules::new(Variant::Six);
+        let device = Device::flex();
+        device.seed(5);
+        let net = Network::new(rules, config.clone(), &device).unwrap();
+        let mut window = ReplayWindow::new(rules);
+        window.extend(samples(rules, 64, 2));
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        let batch = window.batch(&mut rng, 64, true, 0.25);
+        let train = TrainConfig {
+            learning_rate: 3e-3,
+            schedule: Schedule::Cosine {
+                steps: 200,
+                min_fraction: 0.1,
+            },
+            ..TrainConfig::default()
+        };
+        train.validate().unwrap();
+        let mut trainer = Trainer::new(&net, train);
+        let before = trainer.losses(&batch);
+        for _ in 0..100 {
+            trainer.train_step(&batch);
+        }
+        let after = trainer.losses(&batch);
+        assert!(
+            after.total < 0.85 * before.total
+                && after.policy < before.policy
+                && after.value < 0.8 * before.value,
+            "{config:?}: {before:?} -> {after:?}"
+        );
+        assert_eq!(trainer.step, 100);
+        // The trained network plays: inference form, finite outputs.
+        let played = trainer.network().for_inference();
+        let out = played.evaluate(&batch.features[..played.dims().input], None, 1);
+        assert!(out.wdl.iter().all(|p| p.is_finite()));
+        // Optimiser state survives a round trip.
+        let bytes = trainer.optimizer_bytes().unwrap();
+        let mut again = Trainer::new(trainer.network(), trainer.config().clone());
+        again.load_optimizer(bytes).unwrap();
+    }
+}
+
+#[test]
+fn learning_rate_schedules() {
+    let base = TrainConfig {
+        learning_rate: 1.0,
+        ..TrainConfig::default()
+    };
+    let step = TrainConfig {
+        schedule: Schedule::Step {
+            every: 10,
+            factor: 0.5,
+        },
+        ..base.clone()
+    };
+    assert_eq!(step.learning_rate_at(9), 1.0);
+    assert_eq!(step.learning_rate_at(10), 0.5);
+    assert_eq!(step.learning_rate_at(25), 0.25);
+    let cosine = TrainConfig {
+        schedule: Schedule::Cosine {
+            steps: 100,
+            min_fraction: 0.1,
+        },
+        ..base
+    };
+    assert!((cosine.learning_rate_at(0) - 1.0).abs() < 1e-12);
+    assert!((cosine.learning_rate_at(50) - 0.55).abs() < 1e-9);
+    assert!((cosine.learning_rate_at(1000) - 0.1).abs() < 1e-12);
+    let bad = TrainConfig {
+        batch_size: 0,
+        ..TrainConfig::default()
+    };
+    assert!(
+        bad.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("train.batch_size")
+    );
+}
