@@ -15,7 +15,7 @@ use burn::module::Module;
 use burn::store::{ModuleRecord, ModuleSnapshot, SafetensorsStore};
 use burn::tensor::{Bytes, Device};
 use kvarn_game::{ENCODING_VERSION, Rules};
-use kvarn_storage::{ContainerError, parse_container, write_atomically, write_container};
+use kvarn_storage::{ContainerError, container_bytes, parse_container, write_atomically};
 use serde::{Deserialize, Serialize};
 
 use crate::config::NetConfig;
@@ -122,21 +122,39 @@ fn header_of(network: &Network, provenance: &Provenance) -> ModelHeader {
 /// # Errors
 /// The parameters cannot be serialised or the file written.
 pub fn save(network: &Network, provenance: &Provenance, path: &Path) -> Result<(), ModelFileError> {
-    let name = path.display().to_string();
+    let bytes = to_bytes(network, provenance, is_safetensors(path), path)?;
+    write_atomically(path, &bytes).map_err(|e| ModelFileError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// The bytes of a model file, `.safetensors` layout when `safetensors`, else `.kvmodel`
+/// (`name` only names the file in errors); for files that hold a model among other things,
+/// such as training checkpoints.
+///
+/// # Errors
+/// The parameters cannot be serialised.
+pub fn to_bytes(
+    network: &Network,
+    provenance: &Provenance,
+    safetensors: bool,
+    name: &Path,
+) -> Result<Vec<u8>, ModelFileError> {
+    let name = name.display().to_string();
     let io = |message: String| ModelFileError::Io {
         path: name.clone(),
         message,
     };
     let header = header_of(network, provenance);
-    if is_safetensors(path) {
+    if safetensors {
         let json = serde_json::to_string(&header).map_err(|e| io(e.to_string()))?;
         let mut store = SafetensorsStore::from_bytes(None).metadata(SAFETENSORS_KEY, json);
         network
             .model
             .save_into(&mut store)
             .map_err(|e| io(e.to_string()))?;
-        let bytes = store.get_bytes().map_err(|e| io(e.to_string()))?;
-        write_atomically(path, &bytes).map_err(|e| io(e.to_string()))
+        store.get_bytes().map_err(|e| io(e.to_string()))
     } else {
         let record = network
             .model
@@ -144,14 +162,8 @@ pub fn save(network: &Network, provenance: &Provenance, path: &Path) -> Result<(
             .into_record()
             .into_bytes()
             .map_err(|e| io(e.to_string()))?;
-        write_container(
-            path,
-            MODEL_MAGIC,
-            MODEL_FORMAT_VERSION,
-            &header,
-            &record[..],
-        )?;
-        Ok(())
+        container_bytes(MODEL_MAGIC, MODEL_FORMAT_VERSION, &header, &record[..])
+            .map_err(|e| io(e.to_string()))
     }
 }
 
@@ -169,12 +181,20 @@ enum Params {
 }
 
 fn read_parts(path: &Path) -> Result<(ModelHeader, Params), ModelFileError> {
-    let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| ModelFileError::Io {
-        path: name.clone(),
+        path: path.display().to_string(),
         message: e.to_string(),
     })?;
-    let (header, params) = if is_safetensors(path) {
+    parse_parts(path, bytes, is_safetensors(path))
+}
+
+fn parse_parts(
+    path: &Path,
+    bytes: Vec<u8>,
+    safetensors: bool,
+) -> Result<(ModelHeader, Params), ModelFileError> {
+    let name = path.display().to_string();
+    let (header, params) = if safetensors {
         let bad = |message: String| ModelFileError::Config {
             path: name.clone(),
             message,
@@ -220,8 +240,32 @@ fn read_parts(path: &Path) -> Result<(ModelHeader, Params), ModelFileError> {
 /// # Errors
 /// See [`ModelFileError`].
 pub fn load(path: &Path, device: &Device) -> Result<(Network, ModelHeader), ModelFileError> {
-    let name = path.display().to_string();
     let (header, params) = read_parts(path)?;
+    build(path, header, params, device)
+}
+
+/// Loads a model from the bytes of a model file (`name` names it in errors), as
+/// [`load`] does from a file.
+///
+/// # Errors
+/// See [`ModelFileError`].
+pub fn from_bytes(
+    name: &Path,
+    bytes: Vec<u8>,
+    safetensors: bool,
+    device: &Device,
+) -> Result<(Network, ModelHeader), ModelFileError> {
+    let (header, params) = parse_parts(name, bytes, safetensors)?;
+    build(name, header, params, device)
+}
+
+fn build(
+    path: &Path,
+    header: ModelHeader,
+    params: Params,
+    device: &Device,
+) -> Result<(Network, ModelHeader), ModelFileError> {
+    let name = path.display().to_string();
     let network = Network::new(header.rules, header.network.clone(), device).map_err(|e| {
         ModelFileError::Config {
             path: name.clone(),

@@ -6,10 +6,14 @@
 //!   cross-entropy against the result), AdamW with weight decay and a learning-rate
 //!   schedule, on burn's autodiff over the network's device.
 
+pub mod checkpoint;
 pub mod config;
+pub mod metrics;
 pub mod replay;
+pub mod run;
 pub mod trainer;
 
 pub use config::{Schedule, TrainConfig};
+pub use metrics::Metrics;
 pub use replay::{Batch, ReplayWindow};
 pub use trainer::{Losses, Trainer};

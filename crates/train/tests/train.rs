@@ -179,3 +179,62 @@ fn learning_rate_schedules() {
             .contains("train.batch_size")
     );
 }
+
+#[test]
+fn a_checkpoint_resumes_training_exactly() {
+    let rules = Rules::new(Variant::Six);
+    let device = Device::flex();
+    device.seed(9);
+    let net = Network::new(
+        rules,
+        NetConfig::Mlp {
+            hidden: 32,
+            blocks: 1,
+        },
+        &device,
+    )
+    .unwrap();
+    let mut window = ReplayWindow::new(rules);
+    window.extend(samples(rules, 40, 4));
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+    let batches: Vec<_> = (0..6)
+        .map(|_| window.batch(&mut rng, 32, true, 0.0))
+        .collect();
+    let config = TrainConfig::default();
+    let mut trainer = Trainer::new(&net, config.clone());
+    for b in &batches[..3] {
+        trainer.train_step(b);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ckpt");
+    let provenance = kvarn_model::Provenance {
+        generation: Some(2),
+        ..Default::default()
+    };
+    kvarn_train::checkpoint::save(&trainer, &provenance, &path).unwrap();
+    let (mut resumed, p) = kvarn_train::checkpoint::load(&path, config, &device).unwrap();
+    assert_eq!(p, provenance);
+    assert_eq!(resumed.step, 3);
+    for b in &batches[3..] {
+        let a = trainer.train_step(b);
+        let r = resumed.train_step(b);
+        assert!((a.total - r.total).abs() < 1e-6, "{a:?} vs {r:?}");
+    }
+    let probe = &batches[0];
+    let (x, y) = (trainer.losses(probe), resumed.losses(probe));
+    assert!(
+        (x.total - y.total).abs() < 1e-5,
+        "{x:?} vs {y:?}: optimiser state restored"
+    );
+
+    // Damage is refused.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() / 3;
+    bytes[at] ^= 4;
+    std::fs::write(&path, &bytes).unwrap();
+    let err = kvarn_train::checkpoint::load(&path, TrainConfig::default(), &device)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("damaged"), "{err}");
+}

@@ -1,0 +1,110 @@
+//! Training checkpoints: the network, the optimiser state and the step count in one file
+//! (a Kvarn container, magic `KVCKPT01`, written atomically), so that a killed run goes
+//! on from its last checkpoint with the same optimiser state.
+
+use std::path::Path;
+
+use kvarn_model::burn::tensor::Device;
+use kvarn_model::{ModelFileError, Provenance, file};
+use kvarn_storage::{ContainerError, read_container, write_container};
+use serde::{Deserialize, Serialize};
+
+use crate::config::TrainConfig;
+use crate::trainer::Trainer;
+
+/// Magic bytes of a checkpoint.
+pub const CHECKPOINT_MAGIC: &[u8; 8] = b"KVCKPT01";
+/// Version of the checkpoint layout.
+pub const CHECKPOINT_VERSION: u32 = 1;
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Header {
+    step: u64,
+    model_bytes: u64,
+    provenance: Provenance,
+}
+
+/// Why a checkpoint could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// The container is unreadable, of another kind or version, or damaged.
+    #[error(transparent)]
+    Container(#[from] ContainerError),
+    /// The model inside is unreadable or does not fit.
+    #[error(transparent)]
+    Model(#[from] ModelFileError),
+    /// The parts do not add up.
+    #[error("{path}: {reason}")]
+    Invalid {
+        /// The checkpoint.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Writes `trainer`'s network, optimiser state and step to `path`, atomically.
+///
+/// # Errors
+/// Serialisation or writing failed.
+pub fn save(
+    trainer: &Trainer,
+    provenance: &Provenance,
+    path: &Path,
+) -> Result<(), CheckpointError> {
+    let invalid = |reason: String| CheckpointError::Invalid {
+        path: path.display().to_string(),
+        reason,
+    };
+    let model = file::to_bytes(&trainer.network().for_inference(), provenance, false, path)?;
+    let optimizer = trainer.optimizer_bytes().map_err(invalid)?;
+    let header = Header {
+        step: trainer.step,
+        model_bytes: model.len() as u64,
+        provenance: provenance.clone(),
+    };
+    let mut payload = model;
+    payload.extend_from_slice(&optimizer);
+    write_container(
+        path,
+        CHECKPOINT_MAGIC,
+        CHECKPOINT_VERSION,
+        &header,
+        &payload,
+    )?;
+    Ok(())
+}
+
+/// A trainer restored from a checkpoint, on `device` (its autodiff form for training).
+///
+/// # Errors
+/// The checkpoint is damaged, of another version, or its model does not load.
+pub fn load(
+    path: &Path,
+    config: TrainConfig,
+    device: &Device,
+) -> Result<(Trainer, Provenance), CheckpointError> {
+    let invalid = |reason: String| CheckpointError::Invalid {
+        path: path.display().to_string(),
+        reason,
+    };
+    let (header, payload): (Header, Vec<u8>) = read_container(
+        path,
+        CHECKPOINT_MAGIC,
+        "Kvarn training checkpoint",
+        CHECKPOINT_VERSION,
+    )?;
+    let split = usize::try_from(header.model_bytes)
+        .ok()
+        .filter(|&n| n <= payload.len())
+        .ok_or_else(|| invalid("model length past the end".into()))?;
+    let (model, optimizer) = payload.split_at(split);
+    let (network, _) = file::from_bytes(path, model.to_vec(), false, device)?;
+    let mut trainer = Trainer::new(&network, config);
+    trainer
+        .load_optimizer(optimizer.to_vec())
+        .map_err(invalid)?;
+    trainer.step = header.step;
+    Ok((trainer, header.provenance))
+}

@@ -1,0 +1,154 @@
+//! The generation loop: a small run finishes with its models, shards, manifest and
+//! TensorBoard files, and a run stopped during self-play or training resumes without
+//! losing or repeating games.
+
+use std::collections::BTreeSet;
+
+use kvarn_game::{Rules, Variant};
+use kvarn_model::NetConfig;
+use kvarn_selfplay::{SearchConfig, SelfPlayConfig, read_shard};
+use kvarn_train::TrainConfig;
+use kvarn_train::run::{LoopConfig, RunConfig, model_path, read_manifest, run, start};
+
+fn config(generations: u32) -> RunConfig {
+    RunConfig {
+        seed: 5,
+        rules: Rules::new(Variant::Six),
+        network: NetConfig::Mlp {
+            hidden: 16,
+            blocks: 1,
+        },
+        search: SearchConfig {
+            simulations: 8,
+            ..SearchConfig::default()
+        },
+        selfplay: SelfPlayConfig {
+            threads: 1,
+            games_per_thread: 4,
+            games_per_shard: 2,
+            max_plies: 60,
+            ..SelfPlayConfig::default()
+        },
+        train: TrainConfig {
+            batch_size: 16,
+            steps_per_generation: 6,
+            ..TrainConfig::default()
+        },
+        run: LoopConfig {
+            generations,
+            games_per_generation: 6,
+            checkpoint_every: 2,
+            games_vs_previous: 2,
+            baseline_depths: vec![1],
+            games_vs_baseline: 2,
+            eval_simulations: 8,
+        },
+    }
+}
+
+fn games_of(dir: &std::path::Path, g: u32) -> Vec<u64> {
+    let mut v = Vec::new();
+    let sdir = dir.join("shards").join(format!("gen-{g:04}"));
+    for e in std::fs::read_dir(sdir).unwrap() {
+        let (h, _) = read_shard(&e.unwrap().path()).unwrap();
+        v.extend(h.game_list.iter().map(|x| x.index));
+    }
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn a_small_run_finishes_and_a_stopped_run_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cfg = config(1);
+    start(&cfg, "# test", d).unwrap();
+    assert!(
+        start(&cfg, "# test", d).is_err(),
+        "a second start in the same folder is refused"
+    );
+    let m = run(&cfg, d, None, |_| {}).unwrap();
+    assert_eq!(m.generations_done, 1);
+    assert!(model_path(d, 1).exists());
+    assert_eq!(games_of(d, 1), [0, 1, 2, 3, 4, 5]);
+    let rec = &m.history[0];
+    assert_eq!(rec.step, 6);
+    assert_eq!(rec.vs_baseline.len(), 1);
+    assert!(std::fs::read_dir(d.join("tb")).unwrap().count() >= 1);
+
+    // Generation 2 stopped during self-play: two games were written, nothing else.
+    let cfg2 = config(2);
+    let partial = kvarn_selfplay::SelfPlayJob {
+        rules: cfg2.rules,
+        search: cfg2.search.clone(),
+        selfplay: SelfPlayConfig {
+            games_per_thread: 2,
+            ..cfg2.selfplay.clone()
+        },
+        games: 2,
+        skip: BTreeSet::new(),
+        seed: 0,
+        out: Some(d.join("shards").join("gen-0002")),
+        shard_prefix: "selfplay".into(),
+        model: "partial".into(),
+    };
+    let eval = kvarn_selfplay::UniformEvaluator {
+        input_len: kvarn_game::encoding::input_len(&cfg2.rules),
+        actions: kvarn_game::ActionSpace::new(&cfg2.rules).len(),
+    };
+    kvarn_selfplay::run(&partial, &eval, None).unwrap();
+    assert_eq!(games_of(d, 2), [0, 1]);
+    let m = run(&cfg2, d, None, |_| {}).unwrap();
+    assert_eq!(m.generations_done, 2);
+    assert_eq!(
+        games_of(d, 2),
+        [0, 1, 2, 3, 4, 5],
+        "no game lost or played twice"
+    );
+    assert_eq!(m.history[1].step, 12);
+    let on_disk = read_manifest(d).unwrap();
+    assert_eq!(on_disk.generations_done, 2);
+    assert_eq!(on_disk.history.len(), 2);
+
+    // Stopped during training of generation 3, after 4 of its 6 steps: the resumed run
+    // takes the same steps the whole one would have, from the checkpoint.
+    let cfg3 = config(3);
+    let whole = tempfile::tempdir().unwrap();
+    copy_dir(d, whole.path());
+    let stopped = run(&cfg3, d, Some(16), |_| {}).unwrap();
+    assert_eq!(stopped.generations_done, 2, "stopped inside generation 3");
+    let resumed = run(&cfg3, d, None, |_| {}).unwrap();
+    let uninterrupted = run(&cfg3, whole.path(), None, |_| {}).unwrap();
+    assert_eq!(resumed.generations_done, 3);
+    assert_eq!(resumed.history[2].step, 18);
+    assert_eq!(games_of(d, 3), [0, 1, 2, 3, 4, 5]);
+    assert_eq!(games_of(whole.path(), 3), [0, 1, 2, 3, 4, 5]);
+    assert_eq!(uninterrupted.history[2].step, 18);
+    // The same model either way.
+    let device = kvarn_model::burn::tensor::Device::flex();
+    let (a, _) = kvarn_model::file::load(&model_path(d, 3), &device).unwrap();
+    let (b, _) = kvarn_model::file::load(&model_path(whole.path(), 3), &device).unwrap();
+    let x = vec![0.5f32; a.dims().input];
+    let (oa, ob) = (a.evaluate(&x, None, 1), b.evaluate(&x, None, 1));
+    for (p, q) in oa
+        .policy_logits
+        .iter()
+        .zip(&ob.policy_logits)
+        .chain(oa.wdl.iter().zip(&ob.wdl))
+    {
+        assert!((p - q).abs() < 1e-5, "resumed {p} vs uninterrupted {q}");
+    }
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
