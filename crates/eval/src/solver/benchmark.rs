@@ -230,7 +230,8 @@ pub struct PhaseScore {
 }
 
 impl PhaseScore {
-    fn add(&mut self, o: &PhaseScore) {
+    /// Adds another score's counts (two halves of a set scored apart).
+    pub fn add(&mut self, o: &PhaseScore) {
         self.positions += o.positions;
         self.estimated += o.estimated;
         self.correct += o.correct;

@@ -177,3 +177,44 @@ pub fn load(dir: &Path, rules: Rules, plan: &[super::Step]) -> Result<Solver, Ev
     }
     Ok(solver)
 }
+
+/// Solves `plan` for `rules` into `dir` (created if missing), reusing each step whose
+/// files are all present and valid, so that a killed solve resumes where it stopped.
+/// `on_step` sees each step after it is solved or loaded: whether it was loaded, and the
+/// seconds it took.
+///
+/// # Errors
+/// [`EvalError::Database`] for a file that cannot be read, trusted or written.
+pub fn solve_into(
+    dir: &Path,
+    rules: Rules,
+    plan: &[super::Step],
+    mut on_step: impl FnMut(&Solver, &super::Step, bool, f64),
+) -> Result<Solver, EvalError> {
+    std::fs::create_dir_all(dir).map_err(|e| bad(dir, e.to_string()))?;
+    let mut solver = Solver::new(rules);
+    for step in plan {
+        let began = std::time::Instant::now();
+        let subspaces = step.subspaces();
+        let mut loaded = Vec::new();
+        for s in &subspaces {
+            if let Some(t) = read(dir, &rules, s, solver.size(s))? {
+                loaded.push((*s, t));
+            }
+        }
+        let resumed = loaded.len() == subspaces.len();
+        if resumed {
+            for (s, t) in loaded {
+                solver.insert(s, t);
+            }
+        } else {
+            solver.run_step(step);
+            for s in &subspaces {
+                let table = solver.table(s).expect("the step just solved it");
+                write(dir, &rules, s, table)?;
+            }
+        }
+        on_step(&solver, step, resumed, began.elapsed().as_secs_f64());
+    }
+    Ok(solver)
+}

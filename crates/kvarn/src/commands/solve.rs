@@ -83,7 +83,6 @@ fn counts(solver: &Solver, s: &Subspace, table: &[u16]) -> ([u64; 3], [u64; 3], 
 pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     let plan = plan_for(&rules, args.max_men);
-    let mut solver = Solver::new(rules);
     println!("solving {rules} into {}", args.out.display());
     let bar = ProgressBar::new(plan.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} steps {elapsed} {msg}")
@@ -91,30 +90,11 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
     );
     let start = Instant::now();
     let mut total = [0u64; 3];
-    for step in &plan {
+    let solver = db::solve_into(&args.out, rules, &plan, |solver, step, resumed, secs| {
         let subspaces = step.subspaces();
-        let mut loaded = Vec::new();
-        for s in &subspaces {
-            if let Some(t) = db::read(&args.out, &rules, s, solver.size(s))? {
-                loaded.push((*s, t));
-            }
-        }
-        let resumed = loaded.len() == subspaces.len();
-        let t = Instant::now();
-        if resumed {
-            for (s, t) in loaded {
-                solver.insert(s, t);
-            }
-        } else {
-            solver.run_step(step);
-            for s in &subspaces {
-                db::write(&args.out, &rules, s, solver.table(s).expect("just solved"))?;
-            }
-        }
-        let secs = t.elapsed().as_secs_f64();
         for s in &subspaces {
             let table = solver.table(s).expect("solved or loaded");
-            let (reduced, all, longest) = counts(&solver, s, table);
+            let (reduced, all, longest) = counts(solver, s, table);
             for k in 0..3 {
                 total[k] += all[k];
             }
@@ -140,7 +120,7 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
             bar.suspend(|| println!("{line}"));
         }
         bar.inc(1);
-    }
+    })?;
     bar.finish_and_clear();
     tracing::info!(steps = plan.len(), folder = %args.out.display(), "solved");
     println!(
