@@ -1,7 +1,6 @@
 //! `kvarn`: the command-line front of Kvarn.
 
 mod commands;
-mod config;
 mod rules_args;
 
 use std::io::IsTerminal;
@@ -43,6 +42,8 @@ enum Command {
     /// Make and inspect model files.
     #[command(subcommand)]
     Model(commands::model::ModelCommand),
+    /// Train a player: self-play, training and evaluation, generation after generation.
+    Train(commands::train::TrainArgs),
     /// The network plays itself with tree search; games are written as shards.
     Selfplay(commands::selfplay::SelfPlayArgs),
     /// A model as ONNX or PyTorch-named safetensors, with a model card, for other front ends.
@@ -78,6 +79,7 @@ fn main() -> anyhow::Result<()> {
         Command::BenchSet(args) => commands::solve::run_bench_set(&args),
         Command::Eval(EvalCommand::Solver(args)) => commands::solve::run_eval_solver(&args),
         Command::Model(cmd) => commands::model::run(&cmd),
+        Command::Train(args) => commands::train::run(&args),
         Command::Selfplay(args) => commands::selfplay::run_selfplay(&args),
         Command::Export(args) => commands::export::run(&args),
     }

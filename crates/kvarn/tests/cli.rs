@@ -391,3 +391,97 @@ fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
     assert!(err.contains("damaged"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A tiny training configuration of Five Men's Morris with its databases in `db`.
+fn tiny_training_config(db: &std::path::Path) -> String {
+    format!(
+        r#"
+seed = 2
+[rules]
+variant = "five"
+[network]
+kind = "mlp"
+hidden = 16
+blocks = 1
+[search]
+simulations = 8
+[selfplay]
+threads = 1
+games_per_thread = 4
+games_per_shard = 4
+max_plies = 60
+[train]
+batch_size = 16
+steps_per_generation = 4
+[loop]
+generations = 1
+games_per_generation = 4
+checkpoint_every = 2
+games_vs_previous = 2
+games_vs_random = 2
+baseline_depths = [1]
+games_vs_baseline = 2
+eval_simulations = 8
+[solver]
+db = {:?}
+build_if_missing = true
+positions = 12
+games_vs_perfect = 2
+"#,
+        db.display().to_string()
+    )
+}
+
+#[test]
+fn train_runs_resumes_extends_and_refuses_bad_configurations_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("tiny.toml");
+    std::fs::write(&cfg, tiny_training_config(&dir.path().join("db"))).unwrap();
+    let run = dir.path().join("run");
+    let (c, r) = (cfg.to_str().unwrap(), run.to_str().unwrap());
+    let (ok, out, err) = kvarn(&["train", "--config", c, "--out", r]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("generation 1:") && out.contains("value-keeping moves"),
+        "{out}"
+    );
+    assert!(run.join("models/gen-0001.kvmodel").exists());
+    assert!(run.join("summary.md").exists() && run.join("strength.svg").exists());
+    // A second start in the same folder is refused; a resume extends the run.
+    let (ok, _, err) = kvarn(&["train", "--config", c, "--out", r]);
+    assert!(!ok && err.contains("already holds a run"), "{err}");
+    let (ok, out, err) = kvarn(&["train", "--resume", r, "--generations", "2"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("generation 2:") && !out.contains("generation 1:"),
+        "{out}"
+    );
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["generations_done"], 2);
+    // Bad configurations are refused before any work, with the key named.
+    for (from, to, key) in [
+        (
+            "batch_size = 16",
+            "batch_size = 16\nbatch_sise = 3",
+            "batch_sise",
+        ),
+        ("generations = 1", "generations = 0", "loop.generations"),
+        ("simulations = 8", "simulations = 0", "search.simulations"),
+        (
+            "build_if_missing = true",
+            "build_if_missing = false",
+            "solver.db",
+        ),
+    ] {
+        let text = tiny_training_config(&dir.path().join("elsewhere")).replace(from, to);
+        std::fs::write(&cfg, text).unwrap();
+        let fresh = dir.path().join(format!("refused-{key}"));
+        let (ok, _, err) = kvarn(&["train", "--config", c, "--out", fresh.to_str().unwrap()]);
+        assert!(!ok && err.contains(key), "{key}: {err}");
+        assert!(
+            !fresh.exists(),
+            "nothing written for a refused configuration"
+        );
+    }
+}

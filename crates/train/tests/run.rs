@@ -8,11 +8,13 @@ use kvarn_game::{Rules, Variant};
 use kvarn_model::NetConfig;
 use kvarn_selfplay::{SearchConfig, SelfPlayConfig, read_shard};
 use kvarn_train::TrainConfig;
-use kvarn_train::run::{LoopConfig, RunConfig, model_path, read_manifest, run, start};
+use kvarn_train::run::{model_path, read_manifest, run, start};
+use kvarn_train::{LoopConfig, RunConfig, SolverConfig};
 
 fn config(generations: u32) -> RunConfig {
     RunConfig {
         seed: 5,
+        device: kvarn_model::DeviceChoice::Cpu,
         rules: Rules::new(Variant::Six),
         network: NetConfig::Mlp {
             hidden: 16,
@@ -42,7 +44,9 @@ fn config(generations: u32) -> RunConfig {
             baseline_depths: vec![1],
             games_vs_baseline: 2,
             eval_simulations: 8,
+            ..LoopConfig::default()
         },
+        solver: SolverConfig::default(),
     }
 }
 
@@ -67,7 +71,7 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
         start(&cfg, "# test", d).is_err(),
         "a second start in the same folder is refused"
     );
-    let m = run(&cfg, d, None, |_| {}).unwrap();
+    let m = run(&cfg, d, None, None, |_| {}).unwrap();
     assert_eq!(m.generations_done, 1);
     assert!(model_path(d, 1).exists());
     assert_eq!(games_of(d, 1), [0, 1, 2, 3, 4, 5]);
@@ -98,7 +102,7 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
     };
     kvarn_selfplay::run(&partial, &eval, None).unwrap();
     assert_eq!(games_of(d, 2), [0, 1]);
-    let m = run(&cfg2, d, None, |_| {}).unwrap();
+    let m = run(&cfg2, d, None, None, |_| {}).unwrap();
     assert_eq!(m.generations_done, 2);
     assert_eq!(
         games_of(d, 2),
@@ -115,10 +119,10 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
     let cfg3 = config(3);
     let whole = tempfile::tempdir().unwrap();
     copy_dir(d, whole.path());
-    let stopped = run(&cfg3, d, Some(16), |_| {}).unwrap();
+    let stopped = run(&cfg3, d, Some(16), None, |_| {}).unwrap();
     assert_eq!(stopped.generations_done, 2, "stopped inside generation 3");
-    let resumed = run(&cfg3, d, None, |_| {}).unwrap();
-    let uninterrupted = run(&cfg3, whole.path(), None, |_| {}).unwrap();
+    let resumed = run(&cfg3, d, None, None, |_| {}).unwrap();
+    let uninterrupted = run(&cfg3, whole.path(), None, None, |_| {}).unwrap();
     assert_eq!(resumed.generations_done, 3);
     assert_eq!(resumed.history[2].step, 18);
     assert_eq!(games_of(d, 3), [0, 1, 2, 3, 4, 5]);
@@ -151,4 +155,87 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
             std::fs::copy(e.path(), &target).unwrap();
         }
     }
+}
+
+#[test]
+fn a_run_with_databases_scores_on_the_solver_promotes_by_score_and_writes_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("run");
+    let db = dir.path().join("db-five");
+    let mut cfg = config(2);
+    cfg.rules = Rules::new(Variant::Five);
+    cfg.run.games_vs_random = 2;
+    cfg.run.games_vs_previous = 4;
+    cfg.run.promotion_score = 0.55;
+    cfg.solver = SolverConfig {
+        db: Some(db.clone()),
+        build_if_missing: true,
+        positions: 24,
+        games_vs_perfect: 2,
+        ..SolverConfig::default()
+    };
+    cfg.validate().unwrap();
+    start(&cfg, "# test", &d).unwrap();
+    let m = run(&cfg, &d, None, None, |_| {}).unwrap();
+    assert!(
+        std::fs::read_dir(&db).unwrap().count() > 10,
+        "databases built"
+    );
+    assert_eq!(m.generations_done, 2);
+    let mut champion = 0;
+    for r in &m.history {
+        assert_eq!(
+            r.selfplay_model, champion,
+            "self-play by the last promoted model"
+        );
+        let (score, _) = r.vs_previous.unwrap();
+        assert_eq!(r.promoted, score >= 0.55);
+        if r.promoted {
+            champion = r.generation;
+        }
+        let s = r.solver.as_ref().expect("solver figures");
+        assert_eq!(s.positions, 24);
+        assert!((0.0..=1.0).contains(&s.value_keeping));
+        assert!((s.value_keeping + s.blunders - 1.0).abs() < 1e-9);
+        let p = r
+            .vs_perfect
+            .as_ref()
+            .expect("games against the perfect player");
+        assert_eq!(p.wins + p.draws + p.losses, 2);
+        assert!(r.vs_random.is_some());
+    }
+    assert_eq!(m.selfplay_model, champion);
+    // What people read: the summary table, the CSV (a header and a row per generation)
+    // and the plot.
+    let md = std::fs::read_to_string(d.join("summary.md")).unwrap();
+    assert!(
+        md.contains("solver value accuracy") && md.contains("| 2 |"),
+        "{md}"
+    );
+    let csv = std::fs::read_to_string(d.join("summary.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    let columns = lines[0].split(',').count();
+    assert!(
+        lines.iter().all(|l| l.split(',').count() == columns),
+        "{csv}"
+    );
+    assert!(lines[0].contains("solver_value_keeping"));
+    let svg = std::fs::read_to_string(d.join("strength.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("solver value-keeping moves"));
+    // The benchmark set is the run's own: a resumed run reads it back, and a damaged one
+    // is refused.
+    let set = d.join(kvarn_train::run::SOLVER_SET);
+    let before = std::fs::read(&set).unwrap();
+    let m3 = run(&config_with(&cfg, 3), &d, None, None, |_| {}).unwrap();
+    assert_eq!(m3.generations_done, 3);
+    assert_eq!(std::fs::read(&set).unwrap(), before);
+    std::fs::write(&set, &before[..before.len() / 2]).unwrap();
+    assert!(run(&config_with(&cfg, 4), &d, None, None, |_| {}).is_err());
+}
+
+fn config_with(cfg: &RunConfig, generations: u32) -> RunConfig {
+    let mut c = cfg.clone();
+    c.run.generations = generations;
+    c
 }

@@ -10,3 +10,4 @@ pub mod perft;
 pub mod play;
 pub mod selfplay;
 pub mod solve;
+pub mod train;

@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use kvarn_model::{DeviceChoice, Network, Provenance, file};
 
-use crate::config::RunConfig;
+use kvarn_train::RunConfig;
 
 /// Model file commands.
 #[derive(Subcommand, Debug)]

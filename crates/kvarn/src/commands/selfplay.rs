@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_model::{DeviceChoice, Inference, InferencePath, Network, file};
 use kvarn_selfplay::{SelfPlayJob, run};
 
-use crate::config::RunConfig;
+use kvarn_train::RunConfig;
 
 /// Arguments of `kvarn selfplay`.
 #[derive(Args, Debug)]
@@ -39,9 +39,9 @@ pub struct SelfPlayArgs {
     /// Evaluate through burn even where the CPU MLP path applies.
     #[arg(long)]
     burn: bool,
-    /// Device: cpu, or a GPU backend built in by feature.
-    #[arg(long, default_value = "cpu")]
-    device: DeviceChoice,
+    /// Device: cpu, or a GPU backend built in by feature (default: the configuration's).
+    #[arg(long)]
+    device: Option<DeviceChoice>,
 }
 
 /// Plays the games.
@@ -54,7 +54,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
         config.search.simulations = s;
     }
     let seed = args.seed.unwrap_or(config.seed);
-    let device = args.device.device()?;
+    let device = args.device.unwrap_or(config.device).device()?;
     let (network, model_name) = match &args.model {
         Some(path) => {
             let (network, _) = file::load(path, &device)?;

@@ -1,0 +1,269 @@
+//! A whole run configuration file (TOML), as `kvarn train`, `kvarn selfplay` and
+//! `kvarn model new` read it, and the checks made before any work starts: unknown keys,
+//! impossible values and missing files are refused with the key named.
+
+use std::path::{Path, PathBuf};
+
+use kvarn_game::{Rules, Variant};
+use kvarn_model::{DeviceChoice, NetConfig};
+use kvarn_selfplay::{SearchConfig, SelfPlayConfig};
+use serde::{Deserialize, Serialize};
+
+use crate::config::TrainConfig;
+
+/// How the loop runs and evaluates (the `[loop]` table).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LoopConfig {
+    /// Generations to run.
+    pub generations: u32,
+    /// Self-play games per generation.
+    pub games_per_generation: u64,
+    /// Optimiser steps between checkpoints.
+    pub checkpoint_every: u64,
+    /// Games of the new model against the model that played the generation's games.
+    pub games_vs_previous: usize,
+    /// The new model replaces the self-play model only when it scores at least this
+    /// against it (0: always).
+    pub promotion_score: f64,
+    /// Depths of the alpha-beta baseline to play each generation.
+    pub baseline_depths: Vec<u32>,
+    /// Games against each baseline depth.
+    pub games_vs_baseline: usize,
+    /// Games against random play.
+    pub games_vs_random: usize,
+    /// Simulations per move of the network player in evaluation games and benchmarks.
+    pub eval_simulations: u32,
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        LoopConfig {
+            generations: 10,
+            games_per_generation: 128,
+            checkpoint_every: 50,
+            games_vs_previous: 20,
+            promotion_score: 0.0,
+            baseline_depths: vec![2],
+            games_vs_baseline: 20,
+            games_vs_random: 0,
+            eval_simulations: 64,
+        }
+    }
+}
+
+/// The solver benchmark (the `[solver]` table): where the databases are and how much to
+/// measure against them each generation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SolverConfig {
+    /// Folder of the databases (`kvarn solve`), relative to the working directory; none:
+    /// no solver benchmark.
+    pub db: Option<PathBuf>,
+    /// Solve into `db` first when it holds no databases (Six and Five: seconds; Nine's
+    /// moving phase: see `max_men`).
+    pub build_if_missing: bool,
+    /// Nine Men's Morris: the moving phase is solved up to this many men a side.
+    pub max_men: u8,
+    /// Positions of the benchmark set, sampled once per run and balanced over phases and
+    /// values.
+    pub positions: usize,
+    /// Games against the perfect player from the start position, colours alternating.
+    pub games_vs_perfect: usize,
+}
+
+impl Default for SolverConfig {
+    fn default() -> Self {
+        SolverConfig {
+            db: None,
+            build_if_missing: false,
+            max_men: 4,
+            positions: 500,
+            games_vs_perfect: 2,
+        }
+    }
+}
+
+/// A whole run configuration file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// Seed of everything random in the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Where the network trains and, off the CPU, where self-play evaluates it.
+    #[serde(default)]
+    pub device: DeviceChoice,
+    /// The rules.
+    pub rules: Rules,
+    /// The network's architecture.
+    #[serde(default)]
+    pub network: NetConfig,
+    /// Tree search.
+    #[serde(default)]
+    pub search: SearchConfig,
+    /// Self-play.
+    #[serde(default)]
+    pub selfplay: SelfPlayConfig,
+    /// Training.
+    #[serde(default)]
+    pub train: TrainConfig,
+    /// The generation loop and its evaluation.
+    #[serde(default, rename = "loop")]
+    pub run: LoopConfig,
+    /// The solver benchmark.
+    #[serde(default)]
+    pub solver: SolverConfig,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// A configuration that cannot be used, with where and why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: {reason}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// Not valid TOML, an unknown key or a value of the wrong type (the message names the
+    /// key and its line).
+    #[error("{origin}: {reason}")]
+    Parse {
+        /// The file, or what the text came from.
+        origin: String,
+        /// The parser's message.
+        reason: String,
+    },
+    /// A value out of range or a missing file.
+    #[error("{origin}: {key}: {reason}")]
+    Setting {
+        /// The file, or what the text came from.
+        origin: String,
+        /// The key, as `table.key`.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl RunConfig {
+    /// Reads a configuration file and checks it.
+    ///
+    /// # Errors
+    /// The file cannot be read, does not parse, or fails [`RunConfig::validate`].
+    pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        RunConfig::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses configuration text read from `origin` and checks it.
+    ///
+    /// # Errors
+    /// The text does not parse, or fails [`RunConfig::validate`].
+    pub fn parse(text: &str, origin: &str) -> Result<RunConfig, ConfigError> {
+        let config: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            origin: origin.to_string(),
+            reason: e.to_string().trim_end().to_string(),
+        })?;
+        config
+            .validate()
+            .map_err(|(key, reason)| ConfigError::Setting {
+                origin: origin.to_string(),
+                key,
+                reason,
+            })?;
+        Ok(config)
+    }
+
+    /// Checks every setting, and that the files the configuration names exist or will be
+    /// made; the error names the key.
+    ///
+    /// # Errors
+    /// The first bad setting, as (key, reason).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let bad = |key: &str, reason: &str| Err((key.to_string(), reason.to_string()));
+        self.network
+            .validate()
+            .map_err(|e| ("network".to_string(), e.to_string()))?;
+        self.search
+            .validate()
+            .map_err(|e| (e.field.to_string(), e.reason))?;
+        self.selfplay
+            .validate()
+            .map_err(|e| (e.field.to_string(), e.reason))?;
+        self.train
+            .validate()
+            .map_err(|e| (e.field.to_string(), e.reason))?;
+        if let Err(e) = self.device.device() {
+            return bad("device", &e.to_string());
+        }
+        let l = &self.run;
+        if !(1..=100_000).contains(&l.generations) {
+            return bad("loop.generations", "must be 1..=100000");
+        }
+        if l.games_per_generation == 0 {
+            return bad("loop.games_per_generation", "must be at least 1");
+        }
+        if l.checkpoint_every == 0 {
+            return bad("loop.checkpoint_every", "must be at least 1");
+        }
+        if !(0.0..=1.0).contains(&l.promotion_score) {
+            return bad("loop.promotion_score", "must be in 0..=1");
+        }
+        if l.promotion_score > 0.0 && l.games_vs_previous == 0 {
+            return bad(
+                "loop.promotion_score",
+                "promotion needs games against the previous model (loop.games_vs_previous)",
+            );
+        }
+        if let Some(&d) = l.baseline_depths.iter().find(|&&d| !(1..=30).contains(&d)) {
+            return bad(
+                "loop.baseline_depths",
+                &format!("depth {d} is not in 1..=30"),
+            );
+        }
+        if !(1..=1_000_000).contains(&l.eval_simulations) {
+            return bad("loop.eval_simulations", "must be 1..=1000000");
+        }
+        let s = &self.solver;
+        if let Some(db) = &s.db {
+            if self.rules.variant() == Variant::Nine {
+                if !(3..=9).contains(&s.max_men) {
+                    return bad("solver.max_men", "must be 3..=9");
+                }
+                if s.games_vs_perfect > 0 {
+                    return bad(
+                        "solver.games_vs_perfect",
+                        "the perfect player needs the whole game solved, which Kvarn does for Six and Five only (set 0 for Nine)",
+                    );
+                }
+            }
+            if s.positions == 0 {
+                return bad("solver.positions", "must be at least 1");
+            }
+            let has_tables = std::fs::read_dir(db).is_ok_and(|mut d| d.next().is_some());
+            if !has_tables && !s.build_if_missing {
+                return bad(
+                    "solver.db",
+                    &format!(
+                        "{} holds no databases: make them with `kvarn solve`, set solver.build_if_missing = true, or remove solver.db",
+                        db.display()
+                    ),
+                );
+            }
+            if db.exists() && !db.is_dir() {
+                return bad("solver.db", &format!("{} is not a folder", db.display()));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,125 @@
+//! Run configurations are refused before any work starts, with the key named: unknown
+//! keys, impossible values, missing database folders and devices not built in. The
+//! configurations shipped in `configs/` all pass.
+
+use kvarn_train::{ConfigError, RunConfig};
+
+const BASE: &str = r#"
+seed = 3
+[rules]
+variant = "six"
+[loop]
+generations = 2
+"#;
+
+fn refusal(text: &str) -> String {
+    match RunConfig::parse(text, "test.toml") {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_small_configuration_reads_with_defaults() {
+    let c = RunConfig::parse(BASE, "test.toml").unwrap();
+    assert_eq!(c.seed, 3);
+    assert_eq!(c.run.generations, 2);
+    assert!(c.solver.db.is_none());
+}
+
+#[test]
+fn unknown_keys_are_named_with_their_line() {
+    let e = refusal(&format!("{BASE}\n[train]\nbatch_sise = 64\n"));
+    assert!(e.contains("batch_sise") && e.contains("test.toml"), "{e}");
+    assert!(e.contains("line 9"), "{e}");
+    let e = refusal(&format!("{BASE}\n[evaluation]\ngames = 2\n"));
+    assert!(e.contains("evaluation"), "{e}");
+    let e = refusal(&format!("{BASE}\nsimulations = 2\n"));
+    assert!(e.contains("simulations"), "{e}");
+}
+
+#[test]
+fn impossible_values_are_named() {
+    for (extra, key) in [
+        ("[train]\nbatch_size = 0", "train.batch_size"),
+        ("[train]\nlearning_rate = -1.0", "train.learning_rate"),
+        ("[search]\nsimulations = 0", "search.simulations"),
+        ("[selfplay]\nthreads = 0", "selfplay.threads"),
+        (
+            "[network]\nkind = \"mlp\"\nhidden = 0\nblocks = 1",
+            "hidden",
+        ),
+    ] {
+        let e = refusal(&format!("{BASE}\n{extra}\n"));
+        assert!(e.contains(key), "{key} not named in: {e}");
+    }
+    let text = BASE.replace("generations = 2", "generations = 0");
+    assert!(refusal(&text).contains("loop.generations"));
+    let text = BASE.replace("generations = 2", "generations = 2\nbaseline_depths = [0]");
+    assert!(refusal(&text).contains("loop.baseline_depths"));
+    let text = BASE.replace(
+        "generations = 2",
+        "generations = 2\ngames_vs_previous = 0\npromotion_score = 0.6",
+    );
+    assert!(refusal(&text).contains("loop.promotion_score"));
+}
+
+#[test]
+fn a_missing_database_folder_is_refused_unless_it_will_be_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-db");
+    let text = format!(
+        "{BASE}\n[solver]\ndb = {:?}\n",
+        missing.display().to_string()
+    );
+    let e = refusal(&text);
+    assert!(e.contains("solver.db") && e.contains("no-such-db"), "{e}");
+    let text = format!(
+        "{BASE}\n[solver]\ndb = {:?}\nbuild_if_missing = true\n",
+        missing.display().to_string()
+    );
+    RunConfig::parse(&text, "test.toml").unwrap();
+}
+
+#[test]
+fn a_device_not_built_in_is_refused() {
+    if kvarn_model::DeviceChoice::Wgpu.device().is_ok() {
+        return;
+    }
+    let e = refusal(&format!("device = \"wgpu\"\n{BASE}"));
+    assert!(e.contains("device") && e.contains("wgpu"), "{e}");
+    let e = refusal(&format!("device = \"tpu\"\n{BASE}"));
+    assert!(e.contains("tpu"), "{e}");
+}
+
+#[test]
+fn a_missing_file_is_named() {
+    let e = RunConfig::load(std::path::Path::new("no/such/config.toml")).unwrap_err();
+    assert!(matches!(e, ConfigError::Read { .. }));
+    assert!(e.to_string().contains("no/such/config.toml"), "{e}");
+}
+
+#[test]
+fn the_shipped_configurations_read() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "toml") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            match toml::from_str::<RunConfig>(&text) {
+                Ok(mut c) => {
+                    // Database folders may be missing here and GPU backends not built
+                    // in; everything else must pass.
+                    c.solver.build_if_missing = true;
+                    c.device = kvarn_model::DeviceChoice::Cpu;
+                    c.validate()
+                        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+                }
+                Err(e) => panic!("{}: {e}", path.display()),
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 4, "quickstart, six, nine and nine-gpu configurations");
+}
