@@ -1,5 +1,6 @@
 //! `kvarn`: the command-line front of Kvarn.
 
+mod agents;
 mod commands;
 mod rules_args;
 

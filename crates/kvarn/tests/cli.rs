@@ -459,6 +459,55 @@ fn train_runs_resumes_extends_and_refuses_bad_configurations_by_key() {
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["generations_done"], 2);
+    // The trained model plays matches and is scored on the run's benchmark set.
+    let net = format!(
+        "net:model={},simulations=8",
+        run.join("models/gen-0002.kvmodel").display()
+    );
+    let records = dir.path().join("games.jsonl");
+    let (ok, out, err) = kvarn(&[
+        "match",
+        "--variant",
+        "five",
+        "--a",
+        &net,
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--out",
+        records.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("net:model=") && out.contains("score"), "{out}");
+    let set = run.join("solver-set.jsonl");
+    let (ok, out, err) = kvarn(&[
+        "eval",
+        "solver",
+        "--set",
+        set.to_str().unwrap(),
+        "--agent",
+        &net,
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("value accuracy") && out.contains("all"),
+        "{out}"
+    );
+    let (ok, _, err) = kvarn(&[
+        "match",
+        "--variant",
+        "six",
+        "--a",
+        &net,
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--out",
+        records.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("was trained for Five"), "{err}");
     // Bad configurations are refused before any work, with the key named.
     for (from, to, key) in [
         (

@@ -6,7 +6,9 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_eval::agent::AgentSpec;
-use kvarn_eval::matches::{MatchConfig, run_match};
+use kvarn_eval::matches::{MatchConfig, run_match_with};
+
+use crate::agents;
 use kvarn_eval::records::{FORMAT, Header, VERSION, write_records};
 
 use crate::rules_args::RulesArgs;
@@ -16,7 +18,8 @@ use crate::rules_args::RulesArgs;
 pub struct MatchArgs {
     #[command(flatten)]
     rules: RulesArgs,
-    /// The first agent, e.g. `alphabeta:depth=4`, `random`, `engine:cmd=PATH`.
+    /// The first agent, e.g. `alphabeta:depth=4`, `random`, `engine:cmd=PATH`,
+    /// `perfect:db=DIR`, `net:model=FILE,simulations=N`.
     #[arg(long)]
     a: String,
     /// The second agent.
@@ -43,17 +46,19 @@ pub struct MatchArgs {
 pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     anyhow::ensure!(args.games > 0, "--games must be at least 1");
-    let a: AgentSpec = args.a.parse().context("reading --a")?;
-    let b: AgentSpec = args.b.parse().context("reading --b")?;
+    let a = agents::factory(&args.a, &rules).context("reading --a")?;
+    let b = agents::factory(&args.b, &rules).context("reading --b")?;
+    let (a_name, b_name) = (a.name(), b.name());
     let cfg = MatchConfig {
         rules,
-        a: a.clone(),
-        b: b.clone(),
+        // Ignored by run_match_with, which plays the factories.
+        a: AgentSpec::Random { seed: None },
+        b: AgentSpec::Random { seed: None },
         games: args.games,
         seed: args.seed,
         opening_plies: args.opening_plies,
     };
-    println!("{a} vs {b}, {} games of {rules}", args.games);
+    println!("{a_name} vs {b_name}, {} games of {rules}", args.games);
     let bar = ProgressBar::new(args.games as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} (eta {eta}) {msg}")
             .expect("a valid template"),
@@ -62,20 +67,20 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         .num_threads(args.parallel.unwrap_or(0))
         .build()
         .context("starting the game threads")?;
-    let report = pool.install(|| run_match(&cfg, |_| bar.inc(1)))?;
+    let report = pool.install(|| run_match_with(&cfg, a.as_ref(), b.as_ref(), |_| bar.inc(1)))?;
     bar.finish_and_clear();
     let header = Header {
         format: FORMAT.into(),
         version: VERSION,
         rules,
-        description: format!("{a} vs {b}, seed {}", args.seed),
+        description: format!("{a_name} vs {b_name}, seed {}", args.seed),
     };
     write_records(&args.out, &header, &report.records)?;
     tracing::info!(games = report.records.len(), file = %args.out.display(), "wrote game records");
     let t = report.tally;
     let (lo, hi) = t.elo_interval();
     println!(
-        "{a}: {} wins, {} draws, {} losses; score {:.1}%",
+        "{a_name}: {} wins, {} draws, {} losses; score {:.1}%",
         t.wins,
         t.draws,
         t.losses,
@@ -88,7 +93,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         hi
     );
     println!(
-        "mean time per move: {a} {:.2} ms, {b} {:.2} ms",
+        "mean time per move: {a_name} {:.2} ms, {b_name} {:.2} ms",
         report.mean_time_a().as_secs_f64() * 1e3,
         report.mean_time_b().as_secs_f64() * 1e3
     );

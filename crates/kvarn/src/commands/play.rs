@@ -4,9 +4,9 @@ use std::io::{BufRead, Write};
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use kvarn_eval::agent::AgentSpec;
 use kvarn_game::{Board, Color, Game, Move, Position, Rules};
 
+use crate::agents;
 use crate::rules_args::{RulesArgs, StartArgs};
 
 /// Which colour the person plays.
@@ -25,7 +25,7 @@ pub struct PlayArgs {
     rules: RulesArgs,
     #[command(flatten)]
     start: StartArgs,
-    /// The opponent, e.g. `alphabeta:depth=4` or `random`.
+    /// The opponent, e.g. `alphabeta:depth=4`, `random` or `net:model=FILE`.
     #[arg(long, default_value = "alphabeta:movetime=500")]
     vs: String,
     /// The colour you play.
@@ -95,8 +95,9 @@ fn draw_line(grid: &mut [Vec<char>], a: (u8, u8), b: (u8, u8)) {
 /// Runs `kvarn play`, reading moves from standard input.
 pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
-    let spec: AgentSpec = args.vs.parse().context("reading --vs")?;
-    let mut agent = spec.build(rules, args.seed)?;
+    let factory = agents::factory(&args.vs, &rules).context("reading --vs")?;
+    let spec = factory.name();
+    let mut agent = factory.build(rules, args.seed)?;
     agent.new_game()?;
     let mut game: Game = args.start.game(rules)?;
     let human = match args.side {

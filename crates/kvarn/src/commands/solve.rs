@@ -284,7 +284,8 @@ pub struct EvalSolverArgs {
     /// The benchmark file (from `kvarn bench-set`); its rules are used.
     #[arg(long)]
     set: PathBuf,
-    /// The agent to score, e.g. `alphabeta:depth=4` or `perfect:db=DIR`.
+    /// The agent to score, e.g. `alphabeta:depth=4`, `perfect:db=DIR` or
+    /// `net:model=FILE,simulations=N`.
     #[arg(long)]
     agent: String,
     /// Seed of agents without one of their own.
@@ -295,8 +296,9 @@ pub struct EvalSolverArgs {
 /// Runs `kvarn eval solver`.
 pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
     let (rules, set) = benchmark::read_set(&args.set)?;
-    let spec: kvarn_eval::agent::AgentSpec = args.agent.parse().context("reading --agent")?;
-    let mut agent = spec.build(rules, args.seed)?;
+    let factory = crate::agents::factory(&args.agent, &rules).context("reading --agent")?;
+    let spec = factory.name();
+    let mut agent = factory.build(rules, args.seed)?;
     let scores = benchmark::score(&rules, &set, agent.as_mut())?;
     println!("{spec} on {} positions of {rules}", set.len());
     println!(
