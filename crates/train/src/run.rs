@@ -467,6 +467,16 @@ pub fn run(
             metrics.scalar("train/loss_policy", trainer.step, f64::from(l.policy));
             metrics.scalar("train/loss_value", trainer.step, f64::from(l.value));
             metrics.scalar("train/learning_rate", trainer.step, l.learning_rate);
+            metrics.scalar(
+                "train/policy_accuracy",
+                trainer.step,
+                f64::from(l.policy_accuracy),
+            );
+            metrics.scalar(
+                "train/value_accuracy",
+                trainer.step,
+                f64::from(l.value_accuracy),
+            );
             if let Some(p) = progress {
                 p.inc(1);
             }

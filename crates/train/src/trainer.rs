@@ -17,6 +17,11 @@ pub struct Losses {
     pub value: f32,
     /// `policy + value_weight × value`.
     pub total: f32,
+    /// Share of rows with a full search whose most likely move is the search's most
+    /// visited one.
+    pub policy_accuracy: f32,
+    /// Share of rows whose most likely win/draw/loss is the target's.
+    pub value_accuracy: f32,
     /// Learning rate of the step (0 when no step was taken).
     pub learning_rate: f64,
 }
@@ -78,7 +83,8 @@ impl Trainer {
         Ok(())
     }
 
-    fn loss(&self, batch: &Batch) -> (Tensor<1>, Tensor<1>, Tensor<1>) {
+    /// Total, policy and value losses, and the policy and value accuracies.
+    fn loss(&self, batch: &Batch) -> (Tensor<1>, Tensor<1>, Tensor<1>, f32, f32) {
         let dims = self.network.dims();
         let device = self.network.device();
         let n = batch.size;
@@ -98,37 +104,60 @@ impl Trainer {
         let weight_sum: f32 = batch.policy_weight.iter().sum();
         let weight =
             Tensor::<1>::from_data(TensorData::new(batch.policy_weight.clone(), [n]), device);
+        let policy_hits = log_policy
+            .clone()
+            .detach()
+            .argmax(1)
+            .equal(target.clone().argmax(1))
+            .float()
+            .reshape([n])
+            * weight.clone();
+        let policy_accuracy = scalar(policy_hits.sum().div_scalar(weight_sum.max(1.0)));
         let policy = (target * log_policy).sum_dim(1).reshape([n]).neg() * weight;
         let policy = policy.sum().div_scalar(weight_sum.max(1.0));
         let value_target =
             Tensor::<2>::from_data(TensorData::new(batch.value.clone(), [n, 3]), device);
+        let value_accuracy = scalar(
+            log_value
+                .clone()
+                .detach()
+                .argmax(1)
+                .equal(value_target.clone().argmax(1))
+                .float()
+                .reshape([n])
+                .mean(),
+        );
         let value = (value_target * log_value)
             .sum_dim(1)
             .reshape([n])
             .neg()
             .mean();
         let total = policy.clone() + value.clone().mul_scalar(self.config.value_weight);
-        (total, policy, value)
+        (total, policy, value, policy_accuracy, value_accuracy)
     }
 
     /// Losses of `batch` without training.
     pub fn losses(&self, batch: &Batch) -> Losses {
-        let (total, policy, value) = self.loss(batch);
+        let (total, policy, value, policy_accuracy, value_accuracy) = self.loss(batch);
         Losses {
             policy: scalar(policy),
             value: scalar(value),
             total: scalar(total),
+            policy_accuracy,
+            value_accuracy,
             learning_rate: 0.0,
         }
     }
 
     /// One optimiser step on `batch`; returns its losses before the step.
     pub fn train_step(&mut self, batch: &Batch) -> Losses {
-        let (total, policy, value) = self.loss(batch);
+        let (total, policy, value, policy_accuracy, value_accuracy) = self.loss(batch);
         let losses = Losses {
             policy: scalar(policy),
             value: scalar(value),
             total: scalar(total.clone()),
+            policy_accuracy,
+            value_accuracy,
             learning_rate: self.config.learning_rate_at(self.step),
         };
         let grads = total.backward();

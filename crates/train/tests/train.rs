@@ -131,6 +131,16 @@ fn training_steps_lower_the_loss_on_a_fixed_batch() {
             "{config:?}: {before:?} -> {after:?}"
         );
         assert_eq!(trainer.step, 100);
+        // Fitting one batch makes the network agree with its targets more often.
+        for l in [&before, &after] {
+            assert!((0.0..=1.0).contains(&l.policy_accuracy), "{l:?}");
+            assert!((0.0..=1.0).contains(&l.value_accuracy), "{l:?}");
+        }
+        assert!(
+            after.policy_accuracy > before.policy_accuracy
+                && after.value_accuracy > before.value_accuracy,
+            "{config:?}: {before:?} -> {after:?}"
+        );
         // The trained network plays: inference form, finite outputs.
         let played = trainer.network().for_inference();
         let out = played.evaluate(&batch.features[..played.dims().input], None, 1);
