@@ -295,8 +295,7 @@ fn solver_set(
         return Ok(Some(set));
     }
     let plan = plan_for(&config.rules, config.solver.max_men);
-    let has_tables = std::fs::read_dir(db_dir).is_ok_and(|mut d| d.next().is_some());
-    let solver = if !has_tables && config.solver.build_if_missing {
+    let solver = if !config.solver.databases_present() && config.solver.build_if_missing {
         tracing::info!(folder = %db_dir.display(), steps = plan.len(), "solving the databases");
         if let Some(p) = progress {
             p.set_length(plan.len() as u64);

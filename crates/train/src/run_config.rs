@@ -84,6 +84,16 @@ impl Default for SolverConfig {
     }
 }
 
+impl SolverConfig {
+    /// Whether `db` names a folder with files in it (what they hold is checked when they
+    /// are read).
+    pub fn databases_present(&self) -> bool {
+        self.db
+            .as_ref()
+            .is_some_and(|db| std::fs::read_dir(db).is_ok_and(|mut d| d.next().is_some()))
+    }
+}
+
 /// A whole run configuration file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -250,8 +260,7 @@ impl RunConfig {
             if s.positions == 0 {
                 return bad("solver.positions", "must be at least 1");
             }
-            let has_tables = std::fs::read_dir(db).is_ok_and(|mut d| d.next().is_some());
-            if !has_tables && !s.build_if_missing {
+            if !s.databases_present() && !s.build_if_missing {
                 return bad(
                     "solver.db",
                     &format!(
