@@ -159,31 +159,27 @@ fn bad_model_files_are_refused_with_a_reason() {
             file::MODEL_FORMAT_VERSION,
         )
         .unwrap();
+    // Rewrites the file with `header` over the good payload; the loader's complaint.
+    let refusal_with = |header: &kvarn_model::ModelHeader| {
+        kvarn_storage::write_container(
+            &path,
+            file::MODEL_MAGIC,
+            file::MODEL_FORMAT_VERSION,
+            header,
+            &payload,
+        )
+        .unwrap();
+        file::load(&path, &Device::flex()).unwrap_err().to_string()
+    };
     header.encoding_version += 1;
-    kvarn_storage::write_container(
-        &path,
-        file::MODEL_MAGIC,
-        file::MODEL_FORMAT_VERSION,
-        &header,
-        &payload,
-    )
-    .unwrap();
-    let err = file::load(&path, &Device::flex()).unwrap_err().to_string();
+    let err = refusal_with(&header);
     assert!(err.contains("encoding version"), "{err}");
     header.encoding_version -= 1;
     header.network = NetConfig::Mlp {
         hidden: 64,
         blocks: 2,
     };
-    kvarn_storage::write_container(
-        &path,
-        file::MODEL_MAGIC,
-        file::MODEL_FORMAT_VERSION,
-        &header,
-        &payload,
-    )
-    .unwrap();
-    let err = file::load(&path, &Device::flex()).unwrap_err().to_string();
+    let err = refusal_with(&header);
     assert!(err.contains("do not fit"), "{err}");
 
     // A safetensors file without Kvarn's header.
