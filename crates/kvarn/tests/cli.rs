@@ -534,3 +534,28 @@ fn train_runs_resumes_extends_and_refuses_bad_configurations_by_key() {
         );
     }
 }
+
+#[test]
+fn bench_train_prints_training_throughput() {
+    let (ok, out, err) = kvarn(&[
+        "bench",
+        "train",
+        "--variant",
+        "six",
+        "--hidden",
+        "16",
+        "--blocks",
+        "1",
+        "--batches",
+        "8",
+        "--seconds",
+        "0.2",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("steps/s") && out.contains("samples/s"),
+        "{out}"
+    );
+    let (ok, _, err) = kvarn(&["bench", "train", "--batches", "0", "--seconds", "0.1"]);
+    assert!(!ok && err.contains("--batches"), "{err}");
+}

@@ -9,6 +9,7 @@
 //!   everything on disk for resuming; [`run_config`] is its configuration file and
 //!   [`report`] the summary and plot it leaves in the run folder.
 
+pub mod bench;
 pub mod checkpoint;
 pub mod config;
 pub mod metrics;

@@ -21,6 +21,30 @@ pub enum BenchCommand {
     Search(SearchArgs),
     /// Network inference on the CPU: evaluations per second by batch size.
     Infer(InferArgs),
+    /// Training steps per second of a network (default: the reference MLP on Nine).
+    Train(TrainArgs),
+}
+
+/// Arguments of `kvarn bench train`.
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// MLP width (the reference network: 3 layers of 256 for --hidden 256 --blocks 2).
+    #[arg(long, default_value_t = 256)]
+    hidden: usize,
+    /// MLP residual layers after the stem.
+    #[arg(long, default_value_t = 2)]
+    blocks: usize,
+    /// Batch sizes.
+    #[arg(long, value_delimiter = ',', default_value = "256")]
+    batches: Vec<usize>,
+    /// Seconds per batch size.
+    #[arg(long, default_value_t = 5.0)]
+    seconds: f64,
+    /// Device: cpu, or a GPU backend built in by feature (wgpu, cuda).
+    #[arg(long, default_value = "cpu")]
+    device: kvarn_model::DeviceChoice,
 }
 
 /// Arguments of `kvarn bench infer`.
@@ -110,6 +134,7 @@ pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Batch(args) => batch(args),
         BenchCommand::Search(args) => search(args),
         BenchCommand::Infer(args) => infer(args),
+        BenchCommand::Train(args) => train(args),
     }
 }
 
@@ -381,6 +406,39 @@ fn infer(args: &InferArgs) -> anyhow::Result<()> {
             t.evals_per_second,
             t.call.as_secs_f64() * 1e6,
             t.calls
+        );
+    }
+    Ok(())
+}
+
+fn train(args: &TrainArgs) -> anyhow::Result<()> {
+    let rules = args.rules.rules()?;
+    let config = kvarn_model::NetConfig::Mlp {
+        hidden: args.hidden,
+        blocks: args.blocks,
+    };
+    config.validate()?;
+    anyhow::ensure!(
+        args.batches.iter().all(|&b| (1..=1 << 16).contains(&b)),
+        "--batches: each size must be 1..=65536"
+    );
+    let device = args.device.device()?;
+    let network = kvarn_model::Network::new(rules, config.clone(), &device)?;
+    let dims = network.dims();
+    let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
+    println!(
+        "bench train, {rules}, {} ({} -> {} policy + 3 value, {} parameters), AdamW, device {}, threads {threads}",
+        config.describe(),
+        dims.input,
+        dims.actions,
+        network.parameter_count(),
+        args.device,
+    );
+    for &batch in &args.batches {
+        let t = kvarn_train::bench::training(&network, batch, duration(args.seconds)?);
+        println!(
+            "batch {:5}: {:8.1} steps/s  {:9.0} samples/s  ({} steps, final loss {:.3})",
+            t.batch, t.steps_per_second, t.samples_per_second, t.steps, t.final_loss
         );
     }
     Ok(())

@@ -1,0 +1,84 @@
+//! Training throughput: optimiser steps per second on the network's device, with the
+//! batch built as the reference PyTorch script builds its own (random inputs, one-hot
+//! policy and value targets, every action legal), so the two figures compare.
+
+use std::time::{Duration, Instant};
+
+use kvarn_model::Network;
+
+use crate::config::TrainConfig;
+use crate::replay::Batch;
+use crate::trainer::Trainer;
+
+/// A measured training run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrainThroughput {
+    /// Samples per step.
+    pub batch: usize,
+    /// Steps taken in the measured time.
+    pub steps: u64,
+    /// Steps per second.
+    pub steps_per_second: f64,
+    /// Samples per second.
+    pub samples_per_second: f64,
+    /// Total loss of the last step.
+    pub final_loss: f32,
+}
+
+/// The benchmark batch: pseudo-random inputs, row `i` aiming its policy at action
+/// `31 i mod actions` and its value at outcome `i mod 3`.
+pub fn reference_batch(network: &Network, batch: usize) -> Batch {
+    let dims = network.dims();
+    let mut state = 0x2545_f491_u32;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        (state >> 8) as f32 / (1 << 24) as f32
+    };
+    let mut policy = vec![0.0; batch * dims.actions];
+    let mut value = vec![0.0; batch * 3];
+    for i in 0..batch {
+        policy[i * dims.actions + (i * 31) % dims.actions] = 1.0;
+        value[i * 3 + i % 3] = 1.0;
+    }
+    Batch {
+        size: batch,
+        features: (0..batch * dims.input).map(|_| next()).collect(),
+        legal: vec![true; batch * dims.actions],
+        policy,
+        policy_weight: vec![1.0; batch],
+        value,
+    }
+}
+
+/// Trains `network` (a copy) on the reference batch with AdamW at learning rate 1e-3 for
+/// about `time`, after three warm-up steps.
+pub fn training(network: &Network, batch: usize, time: Duration) -> TrainThroughput {
+    let config = TrainConfig {
+        batch_size: batch,
+        learning_rate: 1e-3,
+        weight_decay: 0.01,
+        ..TrainConfig::default()
+    };
+    let mut trainer = Trainer::new(network, config);
+    let data = reference_batch(network, batch);
+    for _ in 0..3 {
+        trainer.train_step(&data);
+    }
+    let start = Instant::now();
+    let mut steps = 0u64;
+    let mut last = 0.0;
+    while start.elapsed() < time || steps < 5 {
+        last = trainer.train_step(&data).total;
+        steps += 1;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    TrainThroughput {
+        batch,
+        steps,
+        steps_per_second: steps as f64 / secs,
+        samples_per_second: (steps as usize * batch) as f64 / secs,
+        final_loss: last,
+    }
+}
