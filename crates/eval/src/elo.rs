@@ -5,10 +5,10 @@
 //! where `σ² = Σ (result − s)² / games²` over the games (results 1, ½, 0): the usual
 //! normal approximation, which counts draws as the information they are.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Wins, draws and losses of one side.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     /// Games won.
     pub wins: u32,

@@ -24,6 +24,7 @@ use std::time::Instant;
 use indicatif::ProgressBar;
 use kvarn_eval::EvalError;
 use kvarn_eval::agent::{AgentFactory, AgentSpec};
+use kvarn_eval::elo::Tally;
 use kvarn_eval::matches::{MatchConfig, run_match_with};
 use kvarn_eval::solver::benchmark::{self, BenchPosition};
 use kvarn_eval::solver::{db, plan_for};
@@ -75,25 +76,6 @@ pub struct SolverFigures {
     pub blunders: f64,
 }
 
-/// Games against the perfect player from the start position.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PerfectFigures {
-    /// Network wins.
-    pub wins: u32,
-    /// Draws.
-    pub draws: u32,
-    /// Network losses.
-    pub losses: u32,
-}
-
-impl PerfectFigures {
-    /// The network's share of points.
-    pub fn score(&self) -> f64 {
-        let n = f64::from((self.wins + self.draws + self.losses).max(1));
-        (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / n
-    }
-}
-
 /// One generation's figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GenerationRecord {
@@ -122,7 +104,7 @@ pub struct GenerationRecord {
     /// The solver benchmark, where the run has databases.
     pub solver: Option<SolverFigures>,
     /// Games against the perfect player.
-    pub vs_perfect: Option<PerfectFigures>,
+    pub vs_perfect: Option<Tally>,
     /// Seconds the generation took.
     pub seconds: f64,
 }
@@ -574,11 +556,7 @@ pub fn run(
                         .parse()
                         .map_err(|e: EvalError| RunError::Config(e.to_string()))?;
                     let r = play(&spec, config.solver.games_vs_perfect, 200, 0)?;
-                    Some(PerfectFigures {
-                        wins: r.tally.wins,
-                        draws: r.tally.draws,
-                        losses: r.tally.losses,
-                    })
+                    Some(r.tally)
                 } else {
                     None
                 };
