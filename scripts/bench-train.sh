@@ -16,5 +16,5 @@ kvarn_out=$(./target/release/kvarn bench train --variant nine --batches 256 --se
 echo "$torch_out"
 echo "$kvarn_out"
 torch_sps=$(echo "$torch_out" | sed -n 's/.*: \([0-9.]*\) steps\/s.*/\1/p')
-kvarn_sps=$(echo "$kvarn_out" | awk '/^batch/ {print $4}')
+kvarn_sps=$(echo "$kvarn_out" | awk '/^batch/ {print $3}')
 awk -v k="$kvarn_sps" -v t="$torch_sps" 'BEGIN {printf "kvarn/pytorch training steps/s: %.2f\n", k/t}'
