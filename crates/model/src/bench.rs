@@ -18,22 +18,29 @@ pub struct Throughput {
     pub call: Duration,
 }
 
+/// `n` pseudo-random values in [0, 1) from a xorshift generator seeded with `seed`:
+/// benchmark inputs, the same on every run.
+pub fn pseudo_random_inputs(n: usize, seed: u32) -> Vec<f32> {
+    let mut state = seed | 1;
+    (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state >> 8) as f32 / (1 << 24) as f32
+        })
+        .collect()
+}
+
 /// Evaluates batches of pseudo-random inputs for about `time` per batch size, outputs
 /// copied back to the CPU as self-play uses them, after a short warm-up.
 pub fn inference(engine: &Inference, batches: &[usize], time: Duration) -> Vec<Throughput> {
     let input = engine.network().dims().input;
     let (mut logits, mut wdl) = (Vec::new(), Vec::new());
-    let mut state = 0x9e37_79b9_u32;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        (state >> 8) as f32 / (1 << 24) as f32
-    };
     batches
         .iter()
         .map(|&batch| {
-            let features: Vec<f32> = (0..batch * input).map(|_| next()).collect();
+            let features = pseudo_random_inputs(batch * input, 0x9e37_79b9);
             for _ in 0..3 {
                 engine.evaluate_into(&features, batch, &mut logits, &mut wdl);
                 std::hint::black_box(&logits);

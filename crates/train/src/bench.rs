@@ -29,13 +29,6 @@ pub struct TrainThroughput {
 /// `31 i mod actions` and its value at outcome `i mod 3`.
 pub fn reference_batch(network: &Network, batch: usize) -> Batch {
     let dims = network.dims();
-    let mut state = 0x2545_f491_u32;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        (state >> 8) as f32 / (1 << 24) as f32
-    };
     let mut policy = vec![0.0; batch * dims.actions];
     let mut value = vec![0.0; batch * 3];
     for i in 0..batch {
@@ -44,7 +37,7 @@ pub fn reference_batch(network: &Network, batch: usize) -> Batch {
     }
     Batch {
         size: batch,
-        features: (0..batch * dims.input).map(|_| next()).collect(),
+        features: kvarn_model::bench::pseudo_random_inputs(batch * dims.input, 0x2545_f491),
         legal: vec![true; batch * dims.actions],
         policy,
         policy_weight: vec![1.0; batch],
