@@ -552,9 +552,10 @@ pub fn run(
             (Some(set), Some(db_dir)) => {
                 let figures = score_on_set(&config.rules, set, &me, seed_for(config.seed, 10, 0))?;
                 let perfect = if config.solver.games_vs_perfect > 0 {
-                    let spec: AgentSpec = format!("perfect:db={}", db_dir.display())
-                        .parse()
-                        .map_err(|e: EvalError| RunError::Config(e.to_string()))?;
+                    let spec = AgentSpec::Perfect {
+                        db: db_dir.clone(),
+                        seed: None,
+                    };
                     let r = play(&spec, config.solver.games_vs_perfect, 200, 0)?;
                     Some(r.tally)
                 } else {
