@@ -465,19 +465,22 @@ fn train_runs_resumes_extends_and_refuses_bad_configurations_by_key() {
         run.join("models/gen-0002.kvmodel").display()
     );
     let records = dir.path().join("games.jsonl");
-    let (ok, out, err) = kvarn(&[
-        "match",
-        "--variant",
-        "five",
-        "--a",
-        &net,
-        "--b",
-        "random",
-        "--games",
-        "2",
-        "--out",
-        records.to_str().unwrap(),
-    ]);
+    let net_vs_random = |variant: &str| {
+        kvarn(&[
+            "match",
+            "--variant",
+            variant,
+            "--a",
+            &net,
+            "--b",
+            "random",
+            "--games",
+            "2",
+            "--out",
+            records.to_str().unwrap(),
+        ])
+    };
+    let (ok, out, err) = net_vs_random("five");
     assert!(ok, "{err}");
     assert!(out.contains("net:model=") && out.contains("score"), "{out}");
     let set = run.join("solver-set.jsonl");
@@ -494,19 +497,7 @@ fn train_runs_resumes_extends_and_refuses_bad_configurations_by_key() {
         out.contains("value accuracy") && out.contains("all"),
         "{out}"
     );
-    let (ok, _, err) = kvarn(&[
-        "match",
-        "--variant",
-        "six",
-        "--a",
-        &net,
-        "--b",
-        "random",
-        "--games",
-        "2",
-        "--out",
-        records.to_str().unwrap(),
-    ]);
+    let (ok, _, err) = net_vs_random("six");
     assert!(!ok && err.contains("was trained for Five"), "{err}");
     // Bad configurations are refused before any work, with the key named.
     for (from, to, key) in [
