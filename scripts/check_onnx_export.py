@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks an ONNX export against Kvarn's own outputs (run by crates/kvarn/tests/export.rs).
+"""Checks an ONNX export against Kvarn's own outputs (run by cli/tests/export.rs).
 
     check_onnx_export.py EXPORT_DIR DATA.json
 

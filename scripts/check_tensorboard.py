@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reads a TensorBoard log folder with TensorBoard's own event reader and compares its
-scalars with EXPECTED.json ({tag: [[step, value], ...]}); run by crates/train/tests.
+scalars with EXPECTED.json ({tag: [[step, value], ...]}); run by train/tests.
 
     check_tensorboard.py LOG_DIR EXPECTED.json
 """

@@ -35,7 +35,7 @@ fn tensorboard_reads_the_scalars_back() {
     }
     let want = dir.path().join("expected.json");
     std::fs::write(&want, serde_json::to_vec(&expected).unwrap()).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/check_tensorboard.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check_tensorboard.py");
     let out = Command::new(&python)
         .arg(script)
         .arg(dir.path())
