@@ -67,8 +67,8 @@ impl RulesArgs {
 /// Where a command starts: the start position, a position string or a FEN.
 #[derive(Args, Debug, Clone)]
 pub struct StartArgs {
-    /// Start from this Kvarn position string instead of the empty board
-    /// (e.g. "......../......../........ w 9/9 - 0 0").
+    /// Start from this position instead of the empty board: a Kvarn position string
+    /// (e.g. "......../......../........ w 9/9 - 0 0"), `startpos` or a Sanmill FEN.
     #[arg(long, conflicts_with = "fen")]
     pub position: Option<String>,
     /// Start from this Sanmill FEN (Nine Men's Morris only).
@@ -77,14 +77,14 @@ pub struct StartArgs {
 }
 
 impl StartArgs {
-    /// The game at the chosen start.
+    /// The game at the chosen start. Both options are read by
+    /// [`Position::from_text`], so they differ only in the option named in errors.
     pub fn game(&self, rules: Rules) -> anyhow::Result<Game> {
         let pos = match (&self.position, &self.fen) {
-            (Some(s), _) if s.trim() == "startpos" => Position::start(&rules),
-            (Some(s), _) => Position::from_position_string(&rules, s)
+            (Some(s), _) => Position::from_text(&rules, s)
                 .with_context(|| format!("reading --position \"{s}\""))?,
             (None, Some(f)) => {
-                Position::from_fen(&rules, f).with_context(|| format!("reading --fen \"{f}\""))?
+                Position::from_text(&rules, f).with_context(|| format!("reading --fen \"{f}\""))?
             }
             (None, None) => Position::start(&rules),
         };

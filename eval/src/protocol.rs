@@ -390,18 +390,13 @@ fn set_option(s: &mut Settings, words: &[&str]) -> Result<bool, String> {
 fn set_position(rules: Rules, words: &[&str]) -> Result<Game, String> {
     let moves_at = words.iter().position(|w| *w == "moves");
     let head = &words[1..moves_at.unwrap_or(words.len())];
-    let start = match head.first() {
-        Some(&"startpos") if head.len() == 1 => Position::start(&rules),
-        Some(&"fen") if head.len() > 1 => {
-            let text = head[1..].join(" ");
-            Position::from_fen(&rules, &text).or_else(|fen_err| {
-                Position::from_position_string(&rules, &text).map_err(|ps_err| {
-                    format!("neither a FEN ({fen_err}) nor a position string ({ps_err})")
-                })
-            })?
-        }
+    // `fen` takes a FEN or a position string: both are read by `Position::from_text`.
+    let text = match head.first() {
+        Some(&"startpos") if head.len() == 1 => "startpos".to_string(),
+        Some(&"fen") if head.len() > 1 => head[1..].join(" "),
         _ => return Err("expected position startpos|fen <FEN> [moves ...]".into()),
     };
+    let start = Position::from_text(&rules, &text).map_err(|e| e.to_string())?;
     let mut game = Game::from_position(rules, start).map_err(|e| e.to_string())?;
     if let Some(i) = moves_at {
         game.play_text(&words[i + 1..].join(" "))

@@ -38,6 +38,19 @@ pub enum ParseError {
         /// What is wrong with it.
         reason: String,
     },
+    /// Text that is none of `startpos`, a position string and a FEN, with what each
+    /// reader found (see [`crate::Position::from_text`]).
+    #[error(
+        "`{text}` is neither `startpos`, a position string nor a FEN: {as_position_string}; {as_fen}"
+    )]
+    Position {
+        /// The text as given.
+        text: String,
+        /// Why it is no position string.
+        as_position_string: Box<ParseError>,
+        /// Why it is no FEN.
+        as_fen: Box<ParseError>,
+    },
 }
 
 /// A rule configuration the variant does not allow.

@@ -7,7 +7,8 @@
 //!   Zobrist hash; legal moves ([`Position::legal_moves`]) and [`Position::play_unchecked`].
 //! - [`Game`]: a position with its history, for repetition, status and undo.
 //! - [`Move`] and notation: `d6` place, `a1-a4` slide or fly, `xd2` remove, and the
-//!   combined `b2xf4` on input. Position strings ([`notation`]) and Sanmill's FEN ([`fen`]).
+//!   combined `b2xf4` on input. Position strings ([`notation`]) and Sanmill's FEN ([`fen`]),
+//!   read alike, with `startpos`, by [`Position::from_text`].
 //! - Symmetries: [`Position::transformed`], [`Move::transformed`], [`Position::canonical`].
 //! - [`encoding`]: the network input and the fixed action space; [`BatchSim`]: many games
 //!   stepped and encoded at once.
@@ -39,6 +40,7 @@ mod moves;
 pub mod notation;
 mod perft;
 mod position;
+mod position_text;
 mod square;
 mod status;
 mod symmetry;

@@ -201,6 +201,40 @@ fn bad_fens_are_refused_with_the_field_named() {
 }
 
 #[test]
+fn startpos_position_strings_and_fens_are_read_by_one_function() {
+    let rules = nine();
+    let start = Position::start(&rules);
+    for text in [
+        "startpos",
+        " startpos ",
+        "......../......../........ w 9/9 - 0 0",
+        "********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1",
+    ] {
+        assert_eq!(Position::from_text(&rules, text), Ok(start), "{text}");
+    }
+    // The board's characters tell which form was meant, and only its complaint is shown.
+    match Position::from_text(&rules, "......../........ w 9/9 - 0 0") {
+        Err(ParseError::PositionString { field, .. }) => assert_eq!(field, "board"),
+        other => panic!("expected a position string error, got {other:?}"),
+    }
+    let six = Rules::new(Variant::Six);
+    match Position::from_text(&six, "********/********/******** w p p 0 9 0 9 0 0") {
+        Err(ParseError::Fen { field, .. }) => assert_eq!(field, "variant"),
+        other => panic!("expected a FEN error, got {other:?}"),
+    }
+    // Neither form: both complaints.
+    let e = Position::from_text(&rules, "hello").unwrap_err();
+    assert!(matches!(e, ParseError::Position { .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.contains("`hello`")
+            && text.contains("bad position string")
+            && text.contains("bad FEN"),
+        "{text}"
+    );
+}
+
+#[test]
 fn rules_deserialise_with_checks() {
     #[derive(Debug, serde::Deserialize)]
     struct Wrap {

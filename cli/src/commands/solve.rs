@@ -186,15 +186,8 @@ fn load(dir: &Path, rules: Rules) -> anyhow::Result<Solver> {
 pub fn run_probe(args: &ProbeArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     let text = args.position.trim();
-    let pos = if text == "startpos" {
-        Position::start(&rules)
-    } else {
-        Position::from_position_string(&rules, text)
-            .or_else(|e| {
-                Position::from_fen(&rules, text).map_err(|f| anyhow::anyhow!("{e}; as a FEN: {f}"))
-            })
-            .with_context(|| format!("reading the position `{text}`"))?
-    };
+    let pos = Position::from_text(&rules, text)
+        .with_context(|| format!("reading the position `{text}`"))?;
     anyhow::ensure!(
         args.db.is_dir(),
         "{} is not a folder of solver databases",
