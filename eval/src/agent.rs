@@ -278,14 +278,7 @@ fn load_solver(dir: &Path, rules: Rules) -> Result<Arc<Solver>, EvalError> {
     if let Some(s) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(Arc::clone(s));
     }
-    if !dir.is_dir() {
-        return Err(EvalError::Database {
-            path: dir.display().to_string(),
-            reason: "not a folder of solver databases".into(),
-        });
-    }
-    let plan = solver::plan_for(&rules, rules.men());
-    let loaded = Arc::new(solver::db::load(dir, rules, &plan)?);
+    let loaded = Arc::new(solver::db::Databases::open(dir, rules)?.load(None)?);
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())

@@ -37,14 +37,9 @@ pub enum EvalError {
         /// Why the move is illegal.
         source: kvarn_game::IllegalMove,
     },
-    /// A solver database file that cannot be written, read or trusted.
-    #[error("solver database {path}: {reason}")]
-    Database {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        reason: String,
-    },
+    /// Solver databases that cannot be opened, read, trusted or written.
+    #[error(transparent)]
+    Database(#[from] crate::solver::db::DbError),
     /// A game record file that cannot be written or read.
     #[error("game records {path}: {reason}")]
     Records {

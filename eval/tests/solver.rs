@@ -83,7 +83,10 @@ fn databases_round_trip_and_refuse_damage() {
             db::write(dir.path(), &rules, &s, solver.table(&s).unwrap()).unwrap();
         }
     }
-    let back = db::load(dir.path(), rules, &plan).unwrap();
+    let back = db::Databases::open(dir.path(), rules)
+        .unwrap()
+        .load(None)
+        .unwrap();
     for step in &plan {
         for s in step.subspaces() {
             assert_eq!(back.table(&s), solver.table(&s));
@@ -120,6 +123,74 @@ fn databases_round_trip_and_refuse_damage() {
     // Absent is not an error.
     let other = kvarn_eval::solver::Subspace { w_on: 9, ..s };
     assert!(db::read(dir.path(), &rules, &other, 1).unwrap().is_none());
+}
+
+/// Nine Men's Morris without flying, 3 against 3.
+static NINE_THREE: LazyLock<Solver> = LazyLock::new(|| {
+    let rules = Rules::new(Variant::Nine).with_flying(false).unwrap();
+    Solver::solve_endgames(rules, 3, |_, _| {})
+});
+
+/// A temporary folder with the tables of `solver`.
+fn written(solver: &Solver) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (s, table) in solver.tables() {
+        kvarn_eval::solver::db::write(dir.path(), solver.rules(), s, table).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn databases_open_reads_all_or_a_few_tables() {
+    use kvarn_eval::solver::db::Databases;
+    let solver = &*NINE_THREE;
+    let dir = written(solver);
+    let rules = *solver.rules();
+    let dbs = Databases::open(dir.path(), rules).unwrap();
+    for max_men in [None, Some(3), Some(9)] {
+        let all = dbs.load(max_men).unwrap();
+        assert_eq!(all.tables().len(), solver.tables().len(), "{max_men:?}");
+    }
+    // A position and its moves: only their subspaces are read.
+    let pos =
+        Position::from_position_string(&rules, "WW.W..../......B./B...B... w 0/0 - 0 40").unwrap();
+    let mut needed = vec![pos];
+    for &m in pos.legal_moves(&rules).iter() {
+        let mut next = pos;
+        next.play_unchecked(&rules, m);
+        needed.push(next);
+    }
+    let few = dbs.load_for(&needed).unwrap();
+    assert!(few.tables().len() < solver.tables().len());
+    assert_eq!(few.value(&pos), solver.value(&pos));
+    assert_eq!(few.move_values(&pos), solver.move_values(&pos));
+}
+
+#[test]
+fn databases_open_names_a_missing_folder_a_file_and_other_rules() {
+    use kvarn_eval::EvalError::Database;
+    use kvarn_eval::solver::db::{Databases, DbError};
+    let solver = &*NINE_THREE;
+    let dir = written(solver);
+    let rules = *solver.rules();
+    let absent = dir.path().join("absent");
+    let e = Databases::open(&absent, rules).unwrap_err();
+    assert!(matches!(e, Database(DbError::NoFolder { .. })), "{e}");
+    assert!(e.to_string().contains("kvarn solve"), "{e}");
+    let file =
+        kvarn_eval::solver::db::path(dir.path(), &rules, solver.tables().keys().next().unwrap());
+    let e = Databases::open(&file, rules).unwrap_err();
+    assert!(matches!(e, Database(DbError::NotAFolder { .. })), "{e}");
+    // The folder holds databases without flying: none of them serve the game with it.
+    let e = Databases::open(dir.path(), Rules::new(Variant::Nine)).unwrap_err();
+    assert!(matches!(e, Database(DbError::NoDatabases { .. })), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("Nine Men's Morris with flying") && text.contains("nine-fly_"),
+        "{text}"
+    );
+    let e = Databases::open(dir.path(), Rules::new(Variant::Six)).unwrap_err();
+    assert!(e.to_string().contains("Six Men's Morris (six_"), "{e}");
 }
 
 #[test]

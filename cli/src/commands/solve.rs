@@ -1,14 +1,14 @@
 //! `kvarn solve` and `kvarn probe`: the retrograde solver's databases.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_eval::solver::{Solver, Subspace, Value, plan_for};
-use kvarn_eval::solver::{benchmark, db};
-use kvarn_game::{Position, Rules, SYMMETRY_COUNT, Variant};
+use kvarn_eval::solver::db::{self, Databases};
+use kvarn_eval::solver::{Solver, Subspace, Value, benchmark, plan_for};
+use kvarn_game::{Position, SYMMETRY_COUNT, Variant};
 
 use crate::rules_args::RulesArgs;
 
@@ -173,26 +173,13 @@ fn describe(v: Value) -> String {
     }
 }
 
-fn load(dir: &Path, rules: Rules) -> anyhow::Result<Solver> {
-    anyhow::ensure!(
-        dir.is_dir(),
-        "{} is not a folder of solver databases",
-        dir.display()
-    );
-    Ok(db::load(dir, rules, &plan_for(&rules, rules.men()))?)
-}
-
 /// Runs `kvarn probe`.
 pub fn run_probe(args: &ProbeArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     let text = args.position.trim();
     let pos = Position::from_text(&rules, text)
         .with_context(|| format!("reading the position `{text}`"))?;
-    anyhow::ensure!(
-        args.db.is_dir(),
-        "{} is not a folder of solver databases",
-        args.db.display()
-    );
+    let databases = Databases::open(&args.db, rules)?;
     // Only the subspaces of the position and of its moves are read.
     let mut needed = vec![pos];
     for &m in pos.legal_moves(&rules).iter() {
@@ -200,15 +187,7 @@ pub fn run_probe(args: &ProbeArgs) -> anyhow::Result<()> {
         next.play_unchecked(&rules, m);
         needed.push(next);
     }
-    let mut solver = Solver::new(rules);
-    for p in &needed {
-        let s = Subspace::of(p);
-        if solver.table(&s).is_none()
-            && let Some(t) = db::read(&args.db, &rules, &s, solver.size(&s))?
-        {
-            solver.insert(s, t);
-        }
-    }
+    let solver = databases.load_for(&needed)?;
     let value = solver.value(&pos).with_context(|| {
         format!(
             "the databases in {} do not cover this position (solve it with `kvarn solve`)",
@@ -250,12 +229,7 @@ pub struct BenchSetArgs {
 pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     anyhow::ensure!(args.n > 0, "--n must be at least 1");
-    let solver = load(&args.db, rules)?;
-    anyhow::ensure!(
-        !solver.tables().is_empty(),
-        "no databases for {rules} in {} (make them with `kvarn solve`)",
-        args.db.display()
-    );
+    let solver = Databases::open(&args.db, rules)?.load(None)?;
     let set = benchmark::sample(&solver, args.n, args.seed);
     benchmark::write_set(&args.out, &rules, &set)?;
     let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();

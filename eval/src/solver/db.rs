@@ -1,4 +1,7 @@
-//! Solver databases on disk: one file per subspace.
+//! Solver databases on disk: one file per subspace, and [`Databases::open`], the one way
+//! in for everything that reads them (`kvarn probe`, the perfect player, the benchmarks,
+//! the training loop), so that a missing folder, a folder without databases for the rules
+//! asked and a damaged file are told apart the same way everywhere.
 //!
 //! ```text
 //! 8 bytes   magic "KVARNDB\0"
@@ -13,12 +16,13 @@
 //! Files are written atomically and read whole into a compact table; a file that is
 //! damaged, cut short, of another version or of other rules is refused, naming why.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use kvarn_game::{Rules, Variant};
+use kvarn_game::{Position, Rules, Variant};
 use serde::{Deserialize, Serialize};
 
-use super::{Solver, Subspace};
+use super::{Solver, Step, Subspace, plan_for};
 use crate::error::EvalError;
 use crate::storage::write_atomically;
 
@@ -26,6 +30,95 @@ use crate::storage::write_atomically;
 pub const MAGIC: &[u8; 8] = b"KVARNDB\0";
 /// The format version written, and the only one read.
 pub const VERSION: u32 = 1;
+
+/// Why solver databases could not be opened, read or written. Each names the folder or
+/// file, so that the message alone says what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// Nothing exists at the path: no databases were made there.
+    #[error("{}: no such folder of solver databases; make them with `kvarn solve --out {}`", .dir.display(), .dir.display())]
+    NoFolder {
+        /// The path given.
+        dir: PathBuf,
+    },
+    /// The path is a file, not a folder.
+    #[error("{}: not a folder (solver databases are a folder of .kvdb files)", .dir.display())]
+    NotAFolder {
+        /// The path given.
+        dir: PathBuf,
+    },
+    /// The folder holds no database file for the rules asked (perhaps for other rules).
+    #[error(
+        "{} holds no solver databases of {} ({}*.kvdb){}; make them with `kvarn solve`",
+        .dir.display(), rules_name(.rules), prefix(.rules), up_to(*.max_men)
+    )]
+    NoDatabases {
+        /// The folder.
+        dir: PathBuf,
+        /// The rules asked for.
+        rules: Rules,
+        /// Nine Men's Morris: the most men a side asked for, when fewer than nine.
+        max_men: Option<u8>,
+    },
+    /// A file of another format version: written by another Kvarn, not damaged.
+    #[error("{}: solver database format version {found}, this Kvarn reads version {expected}; {}", .path.display(), version_advice(*.found, *.expected))]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// The version in the file.
+        found: u32,
+        /// The version this build reads.
+        expected: u32,
+    },
+    /// A file that is cut short, fails its checksum or cannot be parsed.
+    #[error("{}: {reason}; the file is damaged", .path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A sound file that holds another subspace or rules than its name says.
+    #[error("{}: holds {found}, expected {expected}", .path.display())]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// What the header says.
+        found: String,
+        /// What the file name and the rules call for.
+        expected: String,
+    },
+    /// A file or folder that cannot be read or written.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The underlying failure.
+        source: std::io::Error,
+    },
+}
+
+/// The rules as far as the databases care: the variant and, where offered, flying (the
+/// draw rules are ignored by solved values).
+fn rules_name(rules: &Rules) -> String {
+    match (rules.variant().offers_flying(), rules.flying()) {
+        (false, _) => rules.variant().to_string(),
+        (true, true) => format!("{} with flying", rules.variant()),
+        (true, false) => format!("{} without flying", rules.variant()),
+    }
+}
+
+fn up_to(max_men: Option<u8>) -> String {
+    max_men.map_or(String::new(), |m| format!(" up to {m} men a side"))
+}
+
+fn version_advice(found: u32, expected: u32) -> &'static str {
+    if found < expected {
+        "solve again with `kvarn solve`, which rewrites files of older versions"
+    } else {
+        "it was written by a newer Kvarn"
+    }
+}
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -36,17 +129,22 @@ struct Header {
     count: u64,
 }
 
-/// The file name of a subspace, e.g. `nine-fly_w3b4_h0-0_white.kvdb` or
-/// `six_w2b3_h3-4_black_x.kvdb` (`x`: a removal is pending).
-pub fn file_name(rules: &Rules, s: &Subspace) -> String {
+/// The start of every file name of `rules`, e.g. `nine-fly_` or `six_`.
+fn prefix(rules: &Rules) -> String {
     let fly = if rules.variant().offers_flying() {
         if rules.flying() { "-fly" } else { "-nofly" }
     } else {
         ""
     };
+    format!("{}{fly}_", rules.variant().key())
+}
+
+/// The file name of a subspace, e.g. `nine-fly_w3b4_h0-0_white.kvdb` or
+/// `six_w2b3_h3-4_black_x.kvdb` (`x`: a removal is pending).
+pub fn file_name(rules: &Rules, s: &Subspace) -> String {
     format!(
-        "{}{fly}_w{}b{}_h{}-{}_{}{}.kvdb",
-        rules.variant().key(),
+        "{}w{}b{}_h{}-{}_{}{}.kvdb",
+        prefix(rules),
         s.w_on,
         s.b_on,
         s.w_hand,
@@ -61,17 +159,23 @@ pub fn path(dir: &Path, rules: &Rules, s: &Subspace) -> PathBuf {
     dir.join(file_name(rules, s))
 }
 
-fn bad(path: &Path, reason: impl Into<String>) -> EvalError {
-    EvalError::Database {
-        path: path.display().to_string(),
+fn damaged(path: &Path, reason: impl Into<String>) -> EvalError {
+    DbError::Damaged {
+        path: path.to_path_buf(),
         reason: reason.into(),
     }
+    .into()
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> EvalError {
+    let path = path.to_path_buf();
+    move |source| DbError::Io { path, source }.into()
 }
 
 /// Writes a subspace's table to `dir`.
 ///
 /// # Errors
-/// [`EvalError::Database`] when the file cannot be written.
+/// [`EvalError::Database`] with [`DbError::Io`] when the file cannot be written.
 pub fn write(dir: &Path, rules: &Rules, s: &Subspace, table: &[u16]) -> Result<(), EvalError> {
     let path = path(dir, rules, s);
     let header = serde_json::to_vec(&Header {
@@ -80,7 +184,7 @@ pub fn write(dir: &Path, rules: &Rules, s: &Subspace, table: &[u16]) -> Result<(
         subspace: *s,
         count: table.len() as u64,
     })
-    .map_err(|e| bad(&path, e.to_string()))?;
+    .expect("the header serialises");
     let mut bytes = Vec::with_capacity(20 + header.len() + 2 * table.len());
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&VERSION.to_le_bytes());
@@ -91,14 +195,16 @@ pub fn write(dir: &Path, rules: &Rules, s: &Subspace, table: &[u16]) -> Result<(
     }
     let crc = crc32fast::hash(&bytes);
     bytes.extend_from_slice(&crc.to_le_bytes());
-    write_atomically(&path, &bytes).map_err(|e| bad(&path, e.to_string()))
+    write_atomically(&path, &bytes).map_err(io_error(&path))
 }
 
 /// Reads a subspace's table from `dir`: `Ok(None)` when there is no file for it.
 ///
 /// # Errors
-/// [`EvalError::Database`] for a file that is damaged, cut short, of another version, of
-/// other rules or of another size than `expected_len`.
+/// [`EvalError::Database`] with [`DbError::Version`] for a file of another format
+/// version, [`DbError::Damaged`] for one that is cut short or fails its checksum,
+/// [`DbError::Mismatch`] for one of other rules, another subspace or another size than
+/// `expected_len`, [`DbError::Io`] for one that cannot be read.
 pub fn read(
     dir: &Path,
     rules: &Rules,
@@ -109,48 +215,39 @@ pub fn read(
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(bad(&path, e.to_string())),
+        Err(e) => return Err(io_error(&path)(e)),
     };
     if bytes.len() < 20 || &bytes[..8] != MAGIC {
-        return Err(bad(
+        return Err(damaged(
             &path,
             "not a Kvarn solver database (wrong magic bytes)",
         ));
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("four bytes"));
     if version != VERSION {
-        return Err(bad(
-            &path,
-            format!("format version {version}; this Kvarn reads version {VERSION}"),
-        ));
+        return Err(DbError::Version {
+            path,
+            found: version,
+            expected: VERSION,
+        }
+        .into());
     }
     let (body, tail) = bytes.split_at(bytes.len() - 4);
     let stored = u32::from_le_bytes(tail.try_into().expect("four bytes"));
     if crc32fast::hash(body) != stored {
-        return Err(bad(
-            &path,
-            "checksum mismatch: the file is damaged or cut short",
-        ));
+        return Err(damaged(&path, "checksum mismatch"));
     }
     let header_len = u32::from_le_bytes(body[12..16].try_into().expect("four bytes")) as usize;
     let header_end = 16usize
         .checked_add(header_len)
         .filter(|&e| e <= body.len())
-        .ok_or_else(|| bad(&path, "header length past the end of the file"))?;
+        .ok_or_else(|| damaged(&path, "header length past the end of the file"))?;
     let header: Header = serde_json::from_slice(&body[16..header_end])
-        .map_err(|e| bad(&path, format!("bad header: {e}")))?;
-    let want = Header {
-        variant: rules.variant(),
-        flying: rules.flying(),
-        subspace: *s,
-        count: expected_len as u64,
-    };
-    if header != want {
-        return Err(bad(&path, format!("holds {header:?}, expected {want:?}")));
-    }
+        .map_err(|e| damaged(&path, format!("bad header: {e}")))?;
+    check_header(&path, &header, rules, s, expected_len)?;
     let data = &body[header_end..];
     if data.len() != 2 * expected_len {
-        return Err(bad(
+        return Err(damaged(
             &path,
             format!("{} value bytes, expected {}", data.len(), 2 * expected_len),
         ));
@@ -162,20 +259,156 @@ pub fn read(
     ))
 }
 
-/// Loads every subspace of `plan` found in `dir` into a solver for `rules`.
-///
-/// # Errors
-/// [`EvalError::Database`] for the first file that cannot be trusted.
-pub fn load(dir: &Path, rules: Rules, plan: &[super::Step]) -> Result<Solver, EvalError> {
+/// Checks that a file's header is for `rules`, subspace `s` and `len` values.
+fn check_header(
+    path: &Path,
+    header: &Header,
+    rules: &Rules,
+    s: &Subspace,
+    len: usize,
+) -> Result<(), EvalError> {
+    let want = Header {
+        variant: rules.variant(),
+        flying: rules.flying(),
+        subspace: *s,
+        count: len as u64,
+    };
+    if *header != want {
+        return Err(DbError::Mismatch {
+            path: path.to_path_buf(),
+            found: format!("{header:?}"),
+            expected: format!("{want:?}"),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The subspaces of [`plan_for`]`(rules, max_men)`, in plan order.
+fn plan_subspaces(rules: &Rules, max_men: u8) -> Vec<Subspace> {
+    plan_for(rules, max_men)
+        .iter()
+        .flat_map(Step::subspaces)
+        .collect()
+}
+
+/// Reads the tables of `subspaces` found in `dir` into a solver for `rules`.
+fn read_tables(
+    dir: &Path,
+    rules: Rules,
+    subspaces: impl IntoIterator<Item = Subspace>,
+) -> Result<Solver, EvalError> {
     let mut solver = Solver::new(rules);
-    for step in plan {
-        for s in step.subspaces() {
-            if let Some(t) = read(dir, &rules, &s, solver.size(&s))? {
-                solver.insert(s, t);
-            }
+    for s in subspaces {
+        if let Some(t) = read(dir, &rules, &s, solver.size(&s))? {
+            solver.insert(s, t);
         }
     }
     Ok(solver)
+}
+
+/// A folder of solver databases for one set of rules, checked but not read yet: a caller
+/// may need a few tables (`kvarn probe`) of a folder that holds gigabytes (Nine's larger
+/// endgames), or all of them (the perfect player, the benchmarks, training).
+#[derive(Debug)]
+pub struct Databases {
+    dir: PathBuf,
+    rules: Rules,
+    /// The subspaces that have a file, in plan order.
+    present: Vec<Subspace>,
+}
+
+impl Databases {
+    /// Opens `dir` as the databases of `rules`: every file Kvarn's plan for those rules
+    /// names ([`plan_for`], all men for Nine). Files are checked when read.
+    ///
+    /// # Errors
+    /// [`EvalError::Database`] with [`DbError::NoFolder`] when nothing is at `dir`,
+    /// [`DbError::NotAFolder`] when it is a file, [`DbError::NoDatabases`] when it holds
+    /// no file of `rules`, [`DbError::Io`] when it cannot be looked into.
+    pub fn open(dir: &Path, rules: Rules) -> Result<Databases, EvalError> {
+        match std::fs::metadata(dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Err(DbError::NotAFolder { dir: dir.into() }.into()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(DbError::NoFolder { dir: dir.into() }.into());
+            }
+            Err(e) => return Err(io_error(dir)(e)),
+        }
+        let mut present = Vec::new();
+        for s in plan_subspaces(&rules, rules.men()) {
+            let file = path(dir, &rules, &s);
+            if file.try_exists().map_err(io_error(&file))? {
+                present.push(s);
+            }
+        }
+        if present.is_empty() {
+            return Err(DbError::NoDatabases {
+                dir: dir.into(),
+                rules,
+                max_men: None,
+            }
+            .into());
+        }
+        Ok(Databases {
+            dir: dir.into(),
+            rules,
+            present,
+        })
+    }
+
+    /// Reads every table, or for Nine Men's Morris those of up to `max_men` men a side
+    /// (`None`: all; Six and Five are solved whole and ignore it).
+    ///
+    /// # Errors
+    /// [`EvalError::Database`] with [`DbError::NoDatabases`] when none is within
+    /// `max_men`; the errors of [`read`] for the first file that cannot be trusted.
+    pub fn load(&self, max_men: Option<u8>) -> Result<Solver, EvalError> {
+        let limit =
+            max_men.filter(|&m| self.rules.variant() == Variant::Nine && m < self.rules.men());
+        let wanted: Vec<Subspace> = match limit {
+            None => self.present.clone(),
+            Some(m) => {
+                let within: HashSet<Subspace> =
+                    plan_subspaces(&self.rules, m).into_iter().collect();
+                self.present
+                    .iter()
+                    .filter(|s| within.contains(s))
+                    .copied()
+                    .collect()
+            }
+        };
+        if wanted.is_empty() {
+            return Err(DbError::NoDatabases {
+                dir: self.dir.clone(),
+                rules: self.rules,
+                max_men: limit,
+            }
+            .into());
+        }
+        read_tables(&self.dir, self.rules, wanted)
+    }
+
+    /// Reads the tables that value `positions`, where there are files for them: enough
+    /// for the values of a position and its moves without reading the whole folder.
+    ///
+    /// # Errors
+    /// The errors of [`read`] for the first file that cannot be trusted.
+    pub fn load_for(&self, positions: &[Position]) -> Result<Solver, EvalError> {
+        let wanted: HashSet<Subspace> = positions.iter().map(Subspace::of).collect();
+        let chosen = self.present.iter().filter(|s| wanted.contains(s)).copied();
+        read_tables(&self.dir, self.rules, chosen)
+    }
+}
+
+/// Loads every subspace of `plan` found in `dir` into a solver for `rules`, without the
+/// folder checks of [`Databases::open`], which new callers use instead; kept for the
+/// training loop until it moves over.
+///
+/// # Errors
+/// The errors of [`read`] for the first file that cannot be trusted.
+pub fn load(dir: &Path, rules: Rules, plan: &[Step]) -> Result<Solver, EvalError> {
+    read_tables(dir, rules, plan.iter().flat_map(Step::subspaces))
 }
 
 /// Solves `plan` for `rules` into `dir` (created if missing), reusing each step whose
@@ -184,14 +417,15 @@ pub fn load(dir: &Path, rules: Rules, plan: &[super::Step]) -> Result<Solver, Ev
 /// seconds it took.
 ///
 /// # Errors
-/// [`EvalError::Database`] for a file that cannot be read, trusted or written.
+/// The errors of [`read`] and [`write`] for a file that cannot be read, trusted or
+/// written.
 pub fn solve_into(
     dir: &Path,
     rules: Rules,
-    plan: &[super::Step],
-    mut on_step: impl FnMut(&Solver, &super::Step, bool, f64),
+    plan: &[Step],
+    mut on_step: impl FnMut(&Solver, &Step, bool, f64),
 ) -> Result<Solver, EvalError> {
-    std::fs::create_dir_all(dir).map_err(|e| bad(dir, e.to_string()))?;
+    std::fs::create_dir_all(dir).map_err(io_error(dir))?;
     let mut solver = Solver::new(rules);
     for step in plan {
         let began = std::time::Instant::now();
