@@ -105,15 +105,19 @@ fn databases_round_trip_and_refuse_damage() {
     // Cut short.
     std::fs::write(&path, &good[..good.len() - 100]).unwrap();
     assert!(db::read(dir.path(), &rules, &s, solver.size(&s)).is_err());
-    // Another version, checksum made to match.
+    // A newer version, checksum made to match.
     let mut bytes = good.clone();
-    bytes[8] = 2;
+    bytes[8] = 3;
     let n = bytes.len() - 4;
     let crc = crc32fast::hash(&bytes[..n]);
     bytes[n..].copy_from_slice(&crc.to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
     let e = db::read(dir.path(), &rules, &s, solver.size(&s)).unwrap_err();
-    assert!(e.to_string().contains("version 2"), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("version 3") && text.contains("newer"),
+        "{text}"
+    );
     // Other rules: the file of the no-flying solve read as if for flying.
     std::fs::write(&path, &good).unwrap();
     let flying = Rules::new(Variant::Nine);
@@ -191,6 +195,47 @@ fn databases_open_names_a_missing_folder_a_file_and_other_rules() {
     );
     let e = Databases::open(dir.path(), Rules::new(Variant::Six)).unwrap_err();
     assert!(e.to_string().contains("Six Men's Morris (six_"), "{e}");
+}
+
+/// A file of the current format rewritten in the first one (version 1: no payload length,
+/// its own framing before the shared container).
+fn first_format(file: &[u8]) -> Vec<u8> {
+    let header_len = u32::from_le_bytes(file[12..16].try_into().unwrap()) as usize;
+    let mut old = file[..16 + header_len].to_vec();
+    old[8..12].copy_from_slice(&1u32.to_le_bytes());
+    old.extend_from_slice(&file[16 + header_len + 8..file.len() - 4]);
+    let crc = crc32fast::hash(&old);
+    old.extend_from_slice(&crc.to_le_bytes());
+    old
+}
+
+#[test]
+fn a_database_of_the_first_format_is_refused_as_old_and_rewritten_by_solve() {
+    use kvarn_eval::solver::{db, endgame_plan};
+    let solver = &*NINE_THREE;
+    let rules = *solver.rules();
+    let dir = written(solver);
+    let plan = endgame_plan(&rules, 3);
+    let path = db::path(dir.path(), &rules, &plan[2].subspaces()[0]);
+    let current = std::fs::read(&path).unwrap();
+    std::fs::write(&path, first_format(&current)).unwrap();
+    let Err(e) = db::Databases::open(dir.path(), rules).unwrap().load(None) else {
+        panic!("a file of version 1 was read");
+    };
+    let text = e.to_string();
+    assert!(
+        text.contains("version 1") && text.contains("kvarn solve") && !text.contains("damaged"),
+        "{text}"
+    );
+    let mut solved = Vec::new();
+    db::solve_into(dir.path(), rules, &plan, |_, step, resumed, _| {
+        if !resumed {
+            solved.push(*step);
+        }
+    })
+    .unwrap();
+    assert_eq!(solved, vec![plan[2]]);
+    assert_eq!(std::fs::read(&path).unwrap(), current);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Network configurations: which architecture, how big, and for which variant.
 
 use kvarn_game::{ActionSpace, Rules, encoding};
+use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
 /// A network's shape. Together with the rules it fixes every tensor's size, so a model
@@ -39,45 +40,26 @@ impl Default for NetConfig {
     }
 }
 
-/// Why a configuration cannot make a network.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("network.{field}: {reason}")]
-pub struct ConfigError {
-    /// The offending setting.
-    pub field: &'static str,
-    /// What is wrong with it.
-    pub reason: String,
-}
-
 impl NetConfig {
     /// Checks that every size is usable.
     ///
     /// # Errors
-    /// The first setting out of range.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        let check = |field: &'static str, v: usize, lo: usize, hi: usize| {
-            if (lo..=hi).contains(&v) {
-                Ok(())
-            } else {
-                Err(ConfigError {
-                    field,
-                    reason: format!("{v} is outside {lo}..={hi}"),
-                })
-            }
-        };
+    /// The first size out of range, as `network.<key>`.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        let check = SettingError::check_range::<usize>;
         match *self {
             NetConfig::Mlp { hidden, blocks } => {
-                check("hidden", hidden, 1, 8192)?;
-                check("blocks", blocks, 0, 64)
+                check("network.hidden", hidden, 1..=8192)?;
+                check("network.blocks", blocks, 0..=64)
             }
             NetConfig::Graph {
                 channels,
                 layers,
                 value_hidden,
             } => {
-                check("channels", channels, 1, 1024)?;
-                check("layers", layers, 0, 64)?;
-                check("value_hidden", value_hidden, 1, 8192)
+                check("network.channels", channels, 1..=1024)?;
+                check("network.layers", layers, 0..=64)?;
+                check("network.value_hidden", value_hidden, 1..=8192)
             }
         }
     }

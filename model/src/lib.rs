@@ -20,7 +20,7 @@ pub mod inference;
 pub mod mlp;
 pub mod network;
 
-pub use config::{ConfigError, Dims, NetConfig};
+pub use config::{Dims, NetConfig};
 pub use device::DeviceChoice;
 pub use file::{ModelFileError, ModelHeader, Provenance};
 pub use inference::{Inference, InferencePath};

@@ -5,8 +5,9 @@ use burn::module::Module;
 use burn::tensor::activation::{log_softmax, softmax};
 use burn::tensor::{Bool, Device, Tensor, TensorData};
 use kvarn_game::Rules;
+use kvarn_storage::SettingError;
 
-use crate::config::{ConfigError, Dims, NetConfig};
+use crate::config::{Dims, NetConfig};
 use crate::graph::GraphNet;
 use crate::mlp::ResidualMlp;
 
@@ -58,7 +59,7 @@ impl Network {
     ///
     /// # Errors
     /// The configuration has a size out of range.
-    pub fn new(rules: Rules, config: NetConfig, device: &Device) -> Result<Network, ConfigError> {
+    pub fn new(rules: Rules, config: NetConfig, device: &Device) -> Result<Network, SettingError> {
         config.validate()?;
         let dims = Dims::of(&rules);
         let model = match config {

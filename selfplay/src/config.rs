@@ -1,6 +1,7 @@
 //! Search and self-play settings, read from the `[search]` and `[selfplay]` tables of a
 //! run configuration. Every field has a default; unknown keys are refused.
 
+pub use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
 /// How the root chooses where simulations go.
@@ -121,68 +122,48 @@ impl Default for SelfPlayConfig {
     }
 }
 
-/// A setting out of range.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field}: {reason}")]
-pub struct SettingError {
-    /// The setting, as `table.key`.
-    pub field: &'static str,
-    /// What is wrong.
-    pub reason: String,
-}
-
-fn check(ok: bool, field: &'static str, reason: impl Into<String>) -> Result<(), SettingError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(SettingError {
-            field,
-            reason: reason.into(),
-        })
-    }
-}
-
 impl SearchConfig {
     /// Checks every setting.
     ///
     /// # Errors
     /// The first setting out of range.
     pub fn validate(&self) -> Result<(), SettingError> {
-        check(
-            (1..=1_000_000).contains(&self.simulations),
-            "search.simulations",
-            "must be 1..=1000000",
-        )?;
-        check(self.c_puct > 0.0, "search.c_puct", "must be positive")?;
-        check(
+        SettingError::check_range("search.simulations", self.simulations, 1..=1_000_000)?;
+        SettingError::check(self.c_puct > 0.0, "search.c_puct", "must be positive")?;
+        SettingError::check(
             self.fpu_reduction >= 0.0,
             "search.fpu_reduction",
             "must be >= 0",
         )?;
-        check(
+        SettingError::check(
             self.dirichlet_alpha > 0.0,
             "search.dirichlet_alpha",
             "must be positive",
         )?;
-        check(
+        SettingError::check(
             (0.0..=1.0).contains(&self.dirichlet_epsilon),
             "search.dirichlet_epsilon",
             "must be in 0..=1",
         )?;
-        check(
+        SettingError::check(
             self.temperature > 0.0,
             "search.temperature",
             "must be positive",
         )?;
-        check(
+        SettingError::check(
             self.gumbel_actions >= 1,
             "search.gumbel_actions",
             "must be at least 1",
         )?;
-        check(
-            self.gumbel_c_visit >= 0.0 && self.gumbel_c_scale > 0.0,
+        SettingError::check(
+            self.gumbel_c_visit >= 0.0,
             "search.gumbel_c_visit",
-            "c_visit must be >= 0 and c_scale positive",
+            "must be >= 0",
+        )?;
+        SettingError::check(
+            self.gumbel_c_scale > 0.0,
+            "search.gumbel_c_scale",
+            "must be positive",
         )
     }
 }
@@ -193,32 +174,28 @@ impl SelfPlayConfig {
     /// # Errors
     /// The first setting out of range.
     pub fn validate(&self) -> Result<(), SettingError> {
-        check(
-            (1..=256).contains(&self.threads),
-            "selfplay.threads",
-            "must be 1..=256",
-        )?;
-        check(
-            (1..=65536).contains(&self.games_per_thread),
+        SettingError::check_range("selfplay.threads", self.threads, 1..=256)?;
+        SettingError::check_range(
             "selfplay.games_per_thread",
-            "must be 1..=65536",
+            self.games_per_thread,
+            1..=65536,
         )?;
-        check(
+        SettingError::check(
             self.games_per_shard >= 1,
             "selfplay.games_per_shard",
             "must be at least 1",
         )?;
-        check(
+        SettingError::check(
             self.max_plies >= 1,
             "selfplay.max_plies",
             "must be at least 1",
         )?;
-        check(
+        SettingError::check(
             (0.0..=1.0).contains(&self.playout_cap.full_probability),
             "selfplay.playout_cap.full_probability",
             "must be in 0..=1",
         )?;
-        check(
+        SettingError::check(
             self.playout_cap.cheap_simulations >= 1,
             "selfplay.playout_cap.cheap_simulations",
             "must be at least 1",

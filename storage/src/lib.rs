@@ -214,6 +214,22 @@ pub fn parse_container<H: serde::de::DeserializeOwned>(
     kind: &str,
     version: u32,
 ) -> Result<(H, Vec<u8>), ContainerError> {
+    split_container(path, bytes, magic, kind, version).map(|(h, p)| (h, p.to_vec()))
+}
+
+/// [`parse_container`] without copying the payload: the header and the payload as a
+/// slice of `bytes`, for files large enough that a second copy matters (solver
+/// databases run to gigabytes).
+///
+/// # Errors
+/// A [`ContainerError`] naming the file and what is wrong with it.
+pub fn split_container<'a, H: serde::de::DeserializeOwned>(
+    path: &Path,
+    bytes: &'a [u8],
+    magic: &[u8; 8],
+    kind: &str,
+    version: u32,
+) -> Result<(H, &'a [u8]), ContainerError> {
     let name = path.display().to_string();
     let damaged = |reason: &str| ContainerError::Damaged {
         path: name.clone(),
@@ -263,7 +279,7 @@ pub fn parse_container<H: serde::de::DeserializeOwned>(
             path: name.clone(),
             reason: e.to_string(),
         })?;
-    Ok((header, body[header_end + 8..].to_vec()))
+    Ok((header, &body[header_end + 8..]))
 }
 
 /// Reads and checks a container file (see [`parse_container`]).
@@ -297,8 +313,10 @@ mod tests {
         let (h, p): (Vec<u32>, Vec<u8>) = read_container(&path, MAGIC, "test", 3).unwrap();
         assert_eq!(h, vec![1, 2, 3]);
         assert_eq!(p, b"payload");
-
         let good = fs::read(&path).unwrap();
+        let (h, p): (Vec<u32>, &[u8]) = split_container(&path, &good, MAGIC, "test", 3).unwrap();
+        assert_eq!((h, p), (vec![1, 2, 3], &b"payload"[..]));
+
         for i in 16..good.len() {
             let mut bad = good.clone();
             bad[i] ^= 0x40;

@@ -1,5 +1,6 @@
 //! Training settings, the `[train]` table of a run configuration.
 
+use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
 /// How the learning rate changes over training steps.
@@ -22,6 +23,32 @@ pub enum Schedule {
         /// Where it ends, as a fraction of the starting rate.
         min_fraction: f64,
     },
+}
+
+impl Schedule {
+    /// Checks the schedule's numbers.
+    ///
+    /// # Errors
+    /// A step schedule that never steps or grows the rate, a cosine schedule that never
+    /// decays or ends outside [0, 1] of the rate.
+    fn validate(&self) -> Result<(), SettingError> {
+        match *self {
+            Schedule::Constant => Ok(()),
+            Schedule::Step { every, factor } => SettingError::check(
+                every >= 1 && factor > 0.0 && factor <= 1.0,
+                "train.schedule",
+                "step needs every >= 1 and factor in (0, 1]",
+            ),
+            Schedule::Cosine {
+                steps,
+                min_fraction,
+            } => SettingError::check(
+                steps >= 1 && (0.0..=1.0).contains(&min_fraction),
+                "train.schedule",
+                "cosine needs steps >= 1 and min_fraction in [0, 1]",
+            ),
+        }
+    }
 }
 
 /// Training settings.
@@ -68,62 +95,44 @@ impl Default for TrainConfig {
     }
 }
 
-/// A setting out of range.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field}: {reason}")]
-pub struct TrainSettingError {
-    /// The setting, as `train.key`.
-    pub field: &'static str,
-    /// What is wrong.
-    pub reason: String,
-}
-
 impl TrainConfig {
     /// Checks every setting.
     ///
     /// # Errors
     /// The first setting out of range.
-    pub fn validate(&self) -> Result<(), TrainSettingError> {
-        let bad = |field, reason: &str| {
-            Err(TrainSettingError {
-                field,
-                reason: reason.to_string(),
-            })
-        };
-        if !(1..=1 << 16).contains(&self.batch_size) {
-            return bad("train.batch_size", "must be 1..=65536");
-        }
-        if !(self.learning_rate > 0.0 && self.learning_rate < 10.0) {
-            return bad("train.learning_rate", "must be in (0, 10)");
-        }
-        if !(0.0..1.0).contains(&self.weight_decay) {
-            return bad("train.weight_decay", "must be in [0, 1)");
-        }
-        if self.value_weight.is_nan() || self.value_weight < 0.0 {
-            return bad("train.value_weight", "must be >= 0");
-        }
-        if !(0.0..=1.0).contains(&self.search_value_share) {
-            return bad("train.search_value_share", "must be in [0, 1]");
-        }
-        if self.window_generations == 0 || self.window_samples == 0 {
-            return bad("train.window_generations", "the window must hold something");
-        }
-        match self.schedule {
-            Schedule::Step { every, factor } if every == 0 || !(factor > 0.0 && factor <= 1.0) => {
-                bad(
-                    "train.schedule",
-                    "step needs every >= 1 and factor in (0, 1]",
-                )
-            }
-            Schedule::Cosine {
-                steps,
-                min_fraction,
-            } if steps == 0 || !(0.0..=1.0).contains(&min_fraction) => bad(
-                "train.schedule",
-                "cosine needs steps >= 1 and min_fraction in [0, 1]",
-            ),
-            _ => Ok(()),
-        }
+    pub fn validate(&self) -> Result<(), SettingError> {
+        SettingError::check_range("train.batch_size", self.batch_size, 1..=1 << 16)?;
+        SettingError::check(
+            self.learning_rate > 0.0 && self.learning_rate < 10.0,
+            "train.learning_rate",
+            "must be in (0, 10)",
+        )?;
+        SettingError::check(
+            (0.0..1.0).contains(&self.weight_decay),
+            "train.weight_decay",
+            "must be in [0, 1)",
+        )?;
+        SettingError::check(
+            self.value_weight >= 0.0,
+            "train.value_weight",
+            "must be >= 0",
+        )?;
+        SettingError::check(
+            (0.0..=1.0).contains(&self.search_value_share),
+            "train.search_value_share",
+            "must be in [0, 1]",
+        )?;
+        SettingError::check(
+            self.window_generations >= 1,
+            "train.window_generations",
+            "must be at least 1: the window must hold something",
+        )?;
+        SettingError::check(
+            self.window_samples >= 1,
+            "train.window_samples",
+            "must be at least 1: the window must hold something",
+        )?;
+        self.schedule.validate()
     }
 
     /// The learning rate at optimiser step `step` (counted over the whole run).

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use kvarn_game::{Rules, Variant};
 use kvarn_model::{DeviceChoice, NetConfig};
 use kvarn_selfplay::{SearchConfig, SelfPlayConfig};
+use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
 use crate::config::TrainConfig;
@@ -52,6 +53,40 @@ impl Default for LoopConfig {
     }
 }
 
+impl LoopConfig {
+    /// Checks the `[loop]` table.
+    ///
+    /// # Errors
+    /// The first bad setting, named by its key.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        SettingError::check_range("loop.generations", self.generations, 1..=100_000)?;
+        SettingError::check(
+            self.games_per_generation >= 1,
+            "loop.games_per_generation",
+            "must be at least 1",
+        )?;
+        SettingError::check(
+            self.checkpoint_every >= 1,
+            "loop.checkpoint_every",
+            "must be at least 1",
+        )?;
+        SettingError::check_range("loop.promotion_score", self.promotion_score, 0.0..=1.0)?;
+        SettingError::check(
+            self.promotion_score <= 0.0 || self.games_vs_previous > 0,
+            "loop.promotion_score",
+            "promotion needs games against the previous model (loop.games_vs_previous)",
+        )?;
+        for &d in &self.baseline_depths {
+            SettingError::check_range("loop.baseline_depths", d, 1..=30)?;
+        }
+        SettingError::check_range(
+            "loop.eval_simulations",
+            self.eval_simulations,
+            1..=1_000_000,
+        )
+    }
+}
+
 /// The solver benchmark (the `[solver]` table): where the databases are and how much to
 /// measure against them each generation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,6 +126,43 @@ impl SolverConfig {
         self.db
             .as_ref()
             .is_some_and(|db| std::fs::read_dir(db).is_ok_and(|mut d| d.next().is_some()))
+    }
+
+    /// Checks the `[solver]` table for games of `variant`; nothing to check without
+    /// `db`.
+    ///
+    /// # Errors
+    /// The first bad setting, named by its key.
+    pub fn validate(&self, variant: Variant) -> Result<(), SettingError> {
+        let Some(db) = &self.db else {
+            return Ok(());
+        };
+        if variant == Variant::Nine {
+            SettingError::check_range("solver.max_men", self.max_men, 3..=9)?;
+            SettingError::check(
+                self.games_vs_perfect == 0,
+                "solver.games_vs_perfect",
+                "the perfect player needs the whole game solved, which Kvarn does for Six and Five only (set 0 for Nine)",
+            )?;
+        }
+        SettingError::check(
+            self.positions >= 1,
+            "solver.positions",
+            "must be at least 1",
+        )?;
+        SettingError::check(
+            self.databases_present() || self.build_if_missing,
+            "solver.db",
+            format!(
+                "{} holds no databases: make them with `kvarn solve`, set solver.build_if_missing = true, or remove solver.db",
+                db.display()
+            ),
+        )?;
+        SettingError::check(
+            !db.exists() || db.is_dir(),
+            "solver.db",
+            format!("{} is not a folder", db.display()),
+        )
     }
 }
 
@@ -150,15 +222,15 @@ pub enum ConfigError {
         /// The parser's message.
         reason: String,
     },
-    /// A value out of range or a missing file.
-    #[error("{origin}: {key}: {reason}")]
+    /// A value out of range or a missing file. The setting is shown in the message and
+    /// not also offered as the error's source, so that reports that print the chain of
+    /// causes name its key once.
+    #[error("{origin}: {setting}")]
     Setting {
         /// The file, or what the text came from.
         origin: String,
-        /// The key, as `table.key`.
-        key: String,
-        /// What is wrong.
-        reason: String,
+        /// The setting and what is wrong with it.
+        setting: SettingError,
     },
 }
 
@@ -184,95 +256,27 @@ impl RunConfig {
             origin: origin.to_string(),
             reason: e.to_string().trim_end().to_string(),
         })?;
-        config
-            .validate()
-            .map_err(|(key, reason)| ConfigError::Setting {
-                origin: origin.to_string(),
-                key,
-                reason,
-            })?;
+        config.validate().map_err(|setting| ConfigError::Setting {
+            origin: origin.to_string(),
+            setting,
+        })?;
         Ok(config)
     }
 
     /// Checks every setting, and that the files the configuration names exist or will be
-    /// made; the error names the key.
+    /// made.
     ///
     /// # Errors
-    /// The first bad setting, as (key, reason).
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        let bad = |key: &str, reason: &str| Err((key.to_string(), reason.to_string()));
-        self.network
-            .validate()
-            .map_err(|e| ("network".to_string(), e.to_string()))?;
-        self.search
-            .validate()
-            .map_err(|e| (e.field.to_string(), e.reason))?;
-        self.selfplay
-            .validate()
-            .map_err(|e| (e.field.to_string(), e.reason))?;
-        self.train
-            .validate()
-            .map_err(|e| (e.field.to_string(), e.reason))?;
-        if let Err(e) = self.device.device() {
-            return bad("device", &e.to_string());
-        }
-        let l = &self.run;
-        if !(1..=100_000).contains(&l.generations) {
-            return bad("loop.generations", "must be 1..=100000");
-        }
-        if l.games_per_generation == 0 {
-            return bad("loop.games_per_generation", "must be at least 1");
-        }
-        if l.checkpoint_every == 0 {
-            return bad("loop.checkpoint_every", "must be at least 1");
-        }
-        if !(0.0..=1.0).contains(&l.promotion_score) {
-            return bad("loop.promotion_score", "must be in 0..=1");
-        }
-        if l.promotion_score > 0.0 && l.games_vs_previous == 0 {
-            return bad(
-                "loop.promotion_score",
-                "promotion needs games against the previous model (loop.games_vs_previous)",
-            );
-        }
-        if let Some(&d) = l.baseline_depths.iter().find(|&&d| !(1..=30).contains(&d)) {
-            return bad(
-                "loop.baseline_depths",
-                &format!("depth {d} is not in 1..=30"),
-            );
-        }
-        if !(1..=1_000_000).contains(&l.eval_simulations) {
-            return bad("loop.eval_simulations", "must be 1..=1000000");
-        }
-        let s = &self.solver;
-        if let Some(db) = &s.db {
-            if self.rules.variant() == Variant::Nine {
-                if !(3..=9).contains(&s.max_men) {
-                    return bad("solver.max_men", "must be 3..=9");
-                }
-                if s.games_vs_perfect > 0 {
-                    return bad(
-                        "solver.games_vs_perfect",
-                        "the perfect player needs the whole game solved, which Kvarn does for Six and Five only (set 0 for Nine)",
-                    );
-                }
-            }
-            if s.positions == 0 {
-                return bad("solver.positions", "must be at least 1");
-            }
-            if !s.databases_present() && !s.build_if_missing {
-                return bad(
-                    "solver.db",
-                    &format!(
-                        "{} holds no databases: make them with `kvarn solve`, set solver.build_if_missing = true, or remove solver.db",
-                        db.display()
-                    ),
-                );
-            }
-            if db.exists() && !db.is_dir() {
-                return bad("solver.db", &format!("{} is not a folder", db.display()));
-            }
-        }
-        Ok(())
+    /// The first bad setting, named by its key.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        self.network.validate()?;
+        self.search.validate()?;
+        self.selfplay.validate()?;
+        self.train.validate()?;
+        self.device
+            .device()
+            .map_err(|e| SettingError::new("device", e.to_string()))?;
+        self.run.validate()?;
+        self.solver.validate(self.rules.variant())
     }
 }

@@ -47,11 +47,12 @@ fn impossible_values_are_named() {
         ("[selfplay]\nthreads = 0", "selfplay.threads"),
         (
             "[network]\nkind = \"mlp\"\nhidden = 0\nblocks = 1",
-            "hidden",
+            "network.hidden",
         ),
     ] {
         let e = refusal(&format!("{BASE}\n{extra}\n"));
-        assert!(e.contains(key), "{key} not named in: {e}");
+        assert_eq!(e.matches(key).count(), 1, "{key} not named once in: {e}");
+        assert_eq!(e.matches(':').count(), 2, "origin: key: reason, in {e}");
     }
     let text = BASE.replace("generations = 2", "generations = 0");
     assert!(refusal(&text).contains("loop.generations"));

@@ -3,18 +3,17 @@
 //! the training loop), so that a missing folder, a folder without databases for the rules
 //! asked and a damaged file are told apart the same way everywhere.
 //!
-//! ```text
-//! 8 bytes   magic "KVARNDB\0"
-//! 4 bytes   format version, little-endian (1)
-//! 4 bytes   header length N, little-endian
-//! N bytes   header, JSON: variant, flying, subspace, count of values
-//! 2×count   values, u16 little-endian: 0 draw, 2d+1 lost in d, 2d+2 won in d
-//!           (d turns to the end), 65535 an index that is no position
-//! 4 bytes   CRC-32 of everything before it
-//! ```
+//! Each file is a Kvarn container ([`crate::storage`], shared with models and self-play
+//! shards) with magic `KVARNDB\0`, format version [`VERSION`], a JSON header (variant,
+//! flying, subspace, count of values) and as payload the values, u16 little-endian: 0
+//! draw, 2d+1 lost in d, 2d+2 won in d (d turns to the end), 65535 an index that is no
+//! position.
 //!
 //! Files are written atomically and read whole into a compact table; a file that is
-//! damaged, cut short, of another version or of other rules is refused, naming why.
+//! damaged, cut short or of other rules is refused, naming why. A file of version 1 (its
+//! own framing, before the shared container) has the same magic and version field, so it
+//! is refused as an older version to solve again, not as damaged; `kvarn solve` rewrites
+//! it.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -24,19 +23,25 @@ use serde::{Deserialize, Serialize};
 
 use super::{Solver, Step, Subspace, plan_for};
 use crate::error::EvalError;
-use crate::storage::write_atomically;
+use crate::storage::{ContainerError, split_container, write_container};
 
 /// The first bytes of every database file.
 pub const MAGIC: &[u8; 8] = b"KVARNDB\0";
-/// The format version written, and the only one read.
-pub const VERSION: u32 = 1;
+/// The format version written, and the only one read: 2 since the shared container,
+/// whose payload length field shifts the values.
+pub const VERSION: u32 = 2;
+/// The kind of file, as the container's errors name it.
+const KIND: &str = "Kvarn solver database";
 
 /// Why solver databases could not be opened, read or written. Each names the folder or
 /// file, so that the message alone says what to fix.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     /// Nothing exists at the path: no databases were made there.
-    #[error("{}: no such folder of solver databases; make them with `kvarn solve --out {}`", .dir.display(), .dir.display())]
+    #[error(
+        "{}: no such folder of solver databases; make them with `kvarn solve --out {}`",
+        .dir.display(), .dir.display()
+    )]
     NoFolder {
         /// The path given.
         dir: PathBuf,
@@ -61,7 +66,10 @@ pub enum DbError {
         max_men: Option<u8>,
     },
     /// A file of another format version: written by another Kvarn, not damaged.
-    #[error("{}: solver database format version {found}, this Kvarn reads version {expected}; {}", .path.display(), version_advice(*.found, *.expected))]
+    #[error(
+        "{}: solver database format version {found}, this Kvarn reads version {expected}; {}",
+        .path.display(), version_advice(*.found, *.expected)
+    )]
     Version {
         /// The file.
         path: PathBuf,
@@ -172,30 +180,53 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> EvalError {
     move |source| DbError::Io { path, source }.into()
 }
 
+/// The container's refusal in the databases' terms: another version is not damage.
+fn container_error(e: ContainerError) -> EvalError {
+    match e {
+        ContainerError::Version {
+            path,
+            found,
+            expected,
+            ..
+        } => DbError::Version {
+            path: path.into(),
+            found,
+            expected,
+        },
+        ContainerError::Io { path, source } => DbError::Io {
+            path: path.into(),
+            source,
+        },
+        ContainerError::WrongKind { path, .. } => DbError::Damaged {
+            path: path.into(),
+            reason: format!("not a {KIND} (wrong magic bytes)"),
+        },
+        ContainerError::Damaged { path, reason } => DbError::Damaged {
+            path: path.into(),
+            reason,
+        },
+        ContainerError::Header { path, reason } => DbError::Damaged {
+            path: path.into(),
+            reason: format!("bad header: {reason}"),
+        },
+    }
+    .into()
+}
+
 /// Writes a subspace's table to `dir`.
 ///
 /// # Errors
 /// [`EvalError::Database`] with [`DbError::Io`] when the file cannot be written.
 pub fn write(dir: &Path, rules: &Rules, s: &Subspace, table: &[u16]) -> Result<(), EvalError> {
-    let path = path(dir, rules, s);
-    let header = serde_json::to_vec(&Header {
+    let header = Header {
         variant: rules.variant(),
         flying: rules.flying(),
         subspace: *s,
         count: table.len() as u64,
-    })
-    .expect("the header serialises");
-    let mut bytes = Vec::with_capacity(20 + header.len() + 2 * table.len());
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&VERSION.to_le_bytes());
-    bytes.extend_from_slice(&(header.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(&header);
-    for v in table {
-        bytes.extend_from_slice(&v.to_le_bytes());
-    }
-    let crc = crc32fast::hash(&bytes);
-    bytes.extend_from_slice(&crc.to_le_bytes());
-    write_atomically(&path, &bytes).map_err(io_error(&path))
+    };
+    let payload: Vec<u8> = table.iter().flat_map(|v| v.to_le_bytes()).collect();
+    write_container(&path(dir, rules, s), MAGIC, VERSION, &header, &payload)
+        .map_err(container_error)
 }
 
 /// Reads a subspace's table from `dir`: `Ok(None)` when there is no file for it.
@@ -217,35 +248,9 @@ pub fn read(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_error(&path)(e)),
     };
-    if bytes.len() < 20 || &bytes[..8] != MAGIC {
-        return Err(damaged(
-            &path,
-            "not a Kvarn solver database (wrong magic bytes)",
-        ));
-    }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("four bytes"));
-    if version != VERSION {
-        return Err(DbError::Version {
-            path,
-            found: version,
-            expected: VERSION,
-        }
-        .into());
-    }
-    let (body, tail) = bytes.split_at(bytes.len() - 4);
-    let stored = u32::from_le_bytes(tail.try_into().expect("four bytes"));
-    if crc32fast::hash(body) != stored {
-        return Err(damaged(&path, "checksum mismatch"));
-    }
-    let header_len = u32::from_le_bytes(body[12..16].try_into().expect("four bytes")) as usize;
-    let header_end = 16usize
-        .checked_add(header_len)
-        .filter(|&e| e <= body.len())
-        .ok_or_else(|| damaged(&path, "header length past the end of the file"))?;
-    let header: Header = serde_json::from_slice(&body[16..header_end])
-        .map_err(|e| damaged(&path, format!("bad header: {e}")))?;
+    let (header, data): (Header, &[u8]) =
+        split_container(&path, &bytes, MAGIC, KIND, VERSION).map_err(container_error)?;
     check_header(&path, &header, rules, s, expected_len)?;
-    let data = &body[header_end..];
     if data.len() != 2 * expected_len {
         return Err(damaged(
             &path,
@@ -411,8 +416,33 @@ pub fn load(dir: &Path, rules: Rules, plan: &[Step]) -> Result<Solver, EvalError
     read_tables(dir, rules, plan.iter().flat_map(Step::subspaces))
 }
 
+/// The tables of `subspaces` in `dir` that can be reused: present and valid. Files of an
+/// older format version are left out, so that the step is solved again and they are
+/// rewritten.
+fn reusable(
+    dir: &Path,
+    solver: &Solver,
+    subspaces: &[Subspace],
+) -> Result<Vec<(Subspace, Vec<u16>)>, EvalError> {
+    let rules = solver.rules();
+    let mut tables = Vec::new();
+    for s in subspaces {
+        match read(dir, rules, s, solver.size(s)) {
+            Ok(Some(t)) => tables.push((*s, t)),
+            Ok(None) => {}
+            Err(EvalError::Database(DbError::Version { path, found, .. })) if found < VERSION => {
+                let file = path.display();
+                tracing::info!(%file, version = found, "rewriting an older database");
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(tables)
+}
+
 /// Solves `plan` for `rules` into `dir` (created if missing), reusing each step whose
-/// files are all present and valid, so that a killed solve resumes where it stopped.
+/// files are all present and valid, so that a killed solve resumes where it stopped;
+/// files of an older format version are solved again and rewritten.
 /// `on_step` sees each step after it is solved or loaded: whether it was loaded, and the
 /// seconds it took.
 ///
@@ -430,12 +460,7 @@ pub fn solve_into(
     for step in plan {
         let began = std::time::Instant::now();
         let subspaces = step.subspaces();
-        let mut loaded = Vec::new();
-        for s in &subspaces {
-            if let Some(t) = read(dir, &rules, s, solver.size(s))? {
-                loaded.push((*s, t));
-            }
-        }
+        let loaded = reusable(dir, &solver, &subspaces)?;
         let resumed = loaded.len() == subspaces.len();
         if resumed {
             for (s, t) in loaded {
