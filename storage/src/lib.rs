@@ -16,10 +16,17 @@
 //!
 //! The magic and version are checked before the checksum, so that a file of another kind
 //! or version is named as such rather than called damaged.
+//!
+//! Configuration files are such files too: [`SettingError`] is the one error for a setting
+//! in them that cannot be used, named by its key.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::Path;
+
+mod setting;
+
+pub use setting::SettingError;
 
 /// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,
 /// rename, then fsync the folder. A reader sees the old file or the new one, never a part.
