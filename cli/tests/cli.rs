@@ -445,8 +445,9 @@ fn train_runs_resumes_extends_and_refuses_bad_configurations_by_key() {
         out.contains("generation 1:") && out.contains("value-keeping moves"),
         "{out}"
     );
-    assert!(run.join("models/gen-0001.kvmodel").exists());
-    assert!(run.join("summary.md").exists() && run.join("strength.svg").exists());
+    let run_dir = kvarn_train::RunDir::new(&run);
+    assert!(run_dir.model(1).exists());
+    assert!(run_dir.summary_markdown().exists() && run_dir.strength_plot().exists());
     // A second start in the same folder is refused; a resume extends the run.
     let (ok, _, err) = kvarn(&["train", "--config", c, "--out", r]);
     assert!(!ok && err.contains("already holds a run"), "{err}");
@@ -456,14 +457,10 @@ fn train_runs_resumes_extends_and_refuses_bad_configurations_by_key() {
         out.contains("generation 2:") && !out.contains("generation 1:"),
         "{out}"
     );
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["generations_done"], 2);
+    let manifest = kvarn_train::Manifest::read(&run_dir).unwrap();
+    assert_eq!(manifest.generations_done, 2);
     // The trained model plays matches and is scored on the run's benchmark set.
-    let net = format!(
-        "net:model={},simulations=8",
-        run.join("models/gen-0002.kvmodel").display()
-    );
+    let net = format!("net:model={},simulations=8", run_dir.model(2).display());
     let records = dir.path().join("games.jsonl");
     let net_vs_random = |variant: &str| {
         kvarn(&[

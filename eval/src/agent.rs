@@ -19,16 +19,28 @@ use std::time::Duration;
 use kvarn_game::{Game, Move, Rules};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
 
 use crate::error::EvalError;
 use crate::evaluation::Weights;
 use crate::external::ExternalEngine;
 use crate::search::{Engine, EngineOptions, Limits};
-use crate::solver::benchmark::Outcome;
 use crate::solver::{self, Solver, Value};
 
 /// Transposition table size of `alphabeta` agents unless `hash=` says otherwise.
 const DEFAULT_HASH_MB: usize = 16;
+
+/// A game-theoretic outcome for the player to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The player to move wins with perfect play.
+    Win,
+    /// Neither side can force a win.
+    Draw,
+    /// The player to move loses with perfect play.
+    Loss,
+}
 
 /// Anything that chooses moves.
 pub trait Agent: Send {
@@ -109,8 +121,8 @@ impl Agent for RandomAgent {
     fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
         let moves = game.legal_moves();
         if moves.is_empty() {
-            return Err(EvalError::Spec {
-                spec: "random".into(),
+            return Err(EvalError::Play {
+                agent: "random".into(),
                 reason: "asked to move in a finished game".into(),
             });
         }
@@ -157,8 +169,8 @@ impl AlphaBetaAgent {
         let info = self
             .engine
             .search(game, self.limits, None, |_| {})
-            .ok_or_else(|| EvalError::Spec {
-                spec: self.name.clone(),
+            .ok_or_else(|| EvalError::Play {
+                agent: self.name.clone(),
                 reason: "asked to move in a finished game".into(),
             })?;
         self.last = Some((key, info.clone()));
@@ -179,8 +191,8 @@ impl Agent for AlphaBetaAgent {
 
     fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
         let info = self.search(game)?;
-        info.pv.first().copied().ok_or_else(|| EvalError::Spec {
-            spec: self.name.clone(),
+        info.pv.first().copied().ok_or_else(|| EvalError::Play {
+            agent: self.name.clone(),
             reason: "the search found no move".into(),
         })
     }
@@ -240,8 +252,8 @@ impl Agent for PerfectAgent {
         let options = self.solver.move_values(game.position());
         let mut best: Vec<(Move, Value)> = Vec::new();
         for (m, v) in options {
-            let v = v.ok_or_else(|| EvalError::Spec {
-                spec: self.name.clone(),
+            let v = v.ok_or_else(|| EvalError::Play {
+                agent: self.name.clone(),
                 reason: format!(
                     "the databases do not cover the position after {m} ({})",
                     game.position().to_position_string(game.rules())
@@ -254,8 +266,8 @@ impl Agent for PerfectAgent {
             }
         }
         if best.is_empty() {
-            return Err(EvalError::Spec {
-                spec: self.name.clone(),
+            return Err(EvalError::Play {
+                agent: self.name.clone(),
                 reason: "asked to move in a finished game".into(),
             });
         }
@@ -468,6 +480,23 @@ impl fmt::Display for AgentSpec {
 }
 
 impl AgentSpec {
+    /// Uniformly random play, its seed varied from game to game by the match.
+    pub fn random() -> AgentSpec {
+        AgentSpec::Random { seed: None }
+    }
+
+    /// The baseline within `limits` on `threads` threads, with the default table, the
+    /// built-in weights and the match's per-game seed.
+    pub fn alphabeta(limits: Limits, threads: usize) -> AgentSpec {
+        AgentSpec::AlphaBeta {
+            limits,
+            threads,
+            hash_mb: DEFAULT_HASH_MB,
+            seed: None,
+            weights: None,
+        }
+    }
+
     /// Builds an agent for `rules`. `game_seed` varies the agent's randomness from game to
     /// game where the specification gives no seed of its own.
     ///

@@ -21,6 +21,24 @@ pub enum EvalError {
         /// What is wrong.
         reason: String,
     },
+    /// An agent that could not answer during play (a finished game, no move found, a
+    /// position its databases do not cover), as opposed to a specification it could not
+    /// be built from.
+    #[error("{agent}: {reason}")]
+    Play {
+        /// The agent's name.
+        agent: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A game of a match that could not be played to the end.
+    #[error("game {game}: {source}")]
+    Game {
+        /// Index of the game in its match.
+        game: usize,
+        /// Why it stopped.
+        source: Box<EvalError>,
+    },
     /// An external engine that failed or broke the protocol.
     #[error("engine `{cmd}`: {reason}")]
     Engine {

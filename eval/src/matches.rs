@@ -9,7 +9,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 
-use crate::agent::{Agent, AgentFactory, AgentSpec};
+use crate::agent::{Agent, AgentFactory};
 use crate::elo::Tally;
 use crate::error::EvalError;
 pub use crate::records::GameRecord;
@@ -17,15 +17,11 @@ pub use crate::records::GameRecord;
 /// Decisions after which a game with both draw rules off is stopped and scored a draw.
 pub const MOVE_CAP: usize = 2_000;
 
-/// What a match plays.
+/// How a match is played; the agents are given to [`run_match`] beside it.
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
     /// The rules.
     pub rules: Rules,
-    /// The first agent.
-    pub a: AgentSpec,
-    /// The second agent.
-    pub b: AgentSpec,
     /// Number of games (colours alternate; each opening is played twice).
     pub games: usize,
     /// Seed of the openings and of agents without a seed of their own.
@@ -169,23 +165,14 @@ pub fn play_game(
     })
 }
 
-/// Plays the match, calling `on_game` as each game ends (from any thread).
+/// Plays a match between agents from any [`AgentFactory`] (an [`crate::agent::AgentSpec`],
+/// or a network player from another crate), calling `on_game` as each game ends (from any
+/// thread). Games that fail are counted in [`MatchReport::failures`].
 ///
 /// # Errors
-/// The first agent failure, naming the game.
+/// None today: a failing game is reported, not returned; the `Result` is kept for
+/// failures of the match as a whole.
 pub fn run_match(
-    cfg: &MatchConfig,
-    on_game: impl Fn(&GameRecord) + Sync,
-) -> Result<MatchReport, EvalError> {
-    run_match_with(cfg, &cfg.a, &cfg.b, on_game)
-}
-
-/// Plays a match between agents from any [`AgentFactory`] (network players live in other
-/// crates); `cfg.a` and `cfg.b` are ignored, the rest of `cfg` is used.
-///
-/// # Errors
-/// The first agent failure, naming the game.
-pub fn run_match_with(
     cfg: &MatchConfig,
     a_factory: &dyn AgentFactory,
     b_factory: &dyn AgentFactory,
@@ -219,9 +206,9 @@ pub fn run_match_with(
             } else {
                 play_game(cfg.rules, opening, b.as_mut(), a.as_mut())
             }
-            .map_err(|e| EvalError::Spec {
-                spec: format!("game {i}"),
-                reason: e.to_string(),
+            .map_err(|e| EvalError::Game {
+                game: i,
+                source: Box::new(e),
             })?;
             let a_color = if a_white { Color::White } else { Color::Black };
             let points_a = match status.score_for(a_color) {

@@ -90,13 +90,15 @@ fn the_baseline_beats_random_play_and_records_round_trip() {
     let rules = Rules::new(Variant::Six);
     let cfg = MatchConfig {
         rules,
-        a: "alphabeta:depth=3".parse().unwrap(),
-        b: "random".parse().unwrap(),
         games: 8,
         seed: 4,
         opening_plies: 2,
     };
-    let report = run_match(&cfg, |_| {}).unwrap();
+    let (a, b): (AgentSpec, AgentSpec) = (
+        "alphabeta:depth=3".parse().unwrap(),
+        "random".parse().unwrap(),
+    );
+    let report = run_match(&cfg, &a, &b, |_| {}).unwrap();
     assert_eq!(report.records.len(), 8);
     assert!(report.tally.wins >= 7, "{:?}", report.tally);
     // Colours alternate.
@@ -145,16 +147,18 @@ fn the_baseline_beats_random_play_and_records_round_trip() {
 fn a_match_is_reproducible_from_its_seed() {
     let cfg = MatchConfig {
         rules: Rules::new(Variant::Five),
-        a: "alphabeta:depth=2".parse().unwrap(),
-        b: "random".parse().unwrap(),
         games: 4,
         seed: 11,
         opening_plies: 2,
     };
-    let first = run_match(&cfg, |_| {}).unwrap().records;
-    let second = run_match(&cfg, |_| {}).unwrap().records;
+    let (a, b): (AgentSpec, AgentSpec) = (
+        "alphabeta:depth=2".parse().unwrap(),
+        "random".parse().unwrap(),
+    );
+    let first = run_match(&cfg, &a, &b, |_| {}).unwrap().records;
+    let second = run_match(&cfg, &a, &b, |_| {}).unwrap().records;
     assert_eq!(first, second);
-    let other = run_match(&MatchConfig { seed: 12, ..cfg }, |_| {})
+    let other = run_match(&MatchConfig { seed: 12, ..cfg }, &a, &b, |_| {})
         .unwrap()
         .records;
     assert_ne!(first, other);

@@ -249,17 +249,19 @@ fn the_perfect_player_never_loses() {
             db::write(dir.path(), &rules, &s, FIVE.table(&s).unwrap()).unwrap();
         }
     }
-    let perfect = format!("perfect:db={}", dir.path().display());
+    let perfect = kvarn_eval::agent::AgentSpec::Perfect {
+        db: dir.path().to_path_buf(),
+        seed: None,
+    };
     for opponent in ["alphabeta:depth=4", "random"] {
         let cfg = MatchConfig {
             rules,
-            a: perfect.parse().unwrap(),
-            b: opponent.parse().unwrap(),
             games: 6,
             seed: 2,
             opening_plies: 0,
         };
-        let report = run_match(&cfg, |_| {}).unwrap();
+        let b: kvarn_eval::agent::AgentSpec = opponent.parse().unwrap();
+        let report = run_match(&cfg, &perfect, &b, |_| {}).unwrap();
         assert!(report.failures.is_empty(), "{:?}", report.failures);
         assert_eq!(report.tally.losses, 0, "{opponent}: {:?}", report.tally);
     }
@@ -268,7 +270,8 @@ fn the_perfect_player_never_loses() {
 #[test]
 fn benchmark_sets_balance_round_trip_and_score_agents() {
     use kvarn_eval::agent::AgentSpec;
-    use kvarn_eval::solver::benchmark::{Outcome, read_set, sample, score, write_set};
+    use kvarn_eval::agent::Outcome;
+    use kvarn_eval::solver::benchmark::{read_set, sample, score, write_set};
     let rules = *FIVE.rules();
     let set = sample(&FIVE, 90, 7);
     assert_eq!(set.len(), 90);

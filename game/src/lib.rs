@@ -41,6 +41,7 @@ pub mod notation;
 mod perft;
 mod position;
 mod position_text;
+pub mod seeds;
 mod square;
 mod status;
 mod symmetry;

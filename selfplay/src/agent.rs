@@ -5,15 +5,15 @@
 use std::sync::Arc;
 
 use kvarn_eval::EvalError;
+use kvarn_eval::agent::Outcome;
 use kvarn_eval::agent::{Agent, AgentFactory};
-use kvarn_eval::solver::benchmark::Outcome;
 use kvarn_game::{Game, Move, Rules};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use crate::config::SearchConfig;
 use crate::evaluator::{EvalCache, Evaluator};
-use crate::search::{Advance, GameSearch, SearchContext};
+use crate::search::{Advance, GameSearch, SearchContext, SearchResult};
 
 /// Makes [`SearchAgent`]s for matches.
 pub struct SearchPlayer<E> {
@@ -45,6 +45,7 @@ impl<E: Evaluator + Clone + Send + Sync + 'static> AgentFactory for SearchPlayer
             evaluator: self.evaluator.clone(),
             cache: EvalCache::new(self.config.cache_entries.min(100_000)),
             rng: Pcg64Mcg::seed_from_u64(game_seed),
+            last: None,
         }))
     }
 }
@@ -56,10 +57,29 @@ pub struct SearchAgent<E> {
     evaluator: E,
     cache: EvalCache,
     rng: Pcg64Mcg,
+    /// The last search, by position: `outcome` and `choose` on one position (as the
+    /// solver benchmark asks) search once.
+    last: Option<(PositionKey, SearchResult)>,
 }
 
+/// What identifies a position within a game: its key, the ply and how often it occurred.
+type PositionKey = (u64, usize, u32);
+
 impl<E: Evaluator> SearchAgent<E> {
-    fn search(&mut self, game: &Game) -> crate::search::SearchResult {
+    /// The search of `game`'s position, reused when asked twice in a row.
+    fn search(&mut self, game: &Game) -> SearchResult {
+        let key = (game.position().key(), game.ply(), game.occurrences());
+        if let Some((k, result)) = &self.last
+            && *k == key
+        {
+            return result.clone();
+        }
+        let result = self.fresh_search(game);
+        self.last = Some((key, result.clone()));
+        result
+    }
+
+    fn fresh_search(&mut self, game: &Game) -> SearchResult {
         let mut search = GameSearch::new(game.clone());
         search.start(self.ctx.config.simulations, false);
         let mut features = vec![0f32; self.ctx.input_len()];
@@ -84,13 +104,18 @@ impl<E: Evaluator + Send> Agent for SearchAgent<E> {
         self.name.clone()
     }
 
+    fn new_game(&mut self) -> Result<(), EvalError> {
+        self.last = None;
+        Ok(())
+    }
+
     fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
         let result = self.search(game);
         self.ctx
             .actions
             .decode(result.action)
-            .ok_or_else(|| EvalError::Spec {
-                spec: self.name.clone(),
+            .ok_or_else(|| EvalError::Play {
+                agent: self.name.clone(),
                 reason: format!(
                     "the search chose action {}, which is no move",
                     result.action

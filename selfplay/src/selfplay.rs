@@ -137,10 +137,7 @@ pub enum SelfPlayError {
 
 /// The random generator of game `index` of a run.
 pub fn game_rng(seed: u64, index: u64) -> Pcg64Mcg {
-    let mut z = seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    Pcg64Mcg::seed_from_u64(z ^ (z >> 31))
+    Pcg64Mcg::seed_from_u64(kvarn_game::seeds::derive(seed, 0, index))
 }
 
 struct Slot {

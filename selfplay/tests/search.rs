@@ -289,7 +289,7 @@ fn shards_round_trip_and_damage_is_refused() {
 
 #[test]
 fn a_search_player_beats_random_play_in_a_match() {
-    use kvarn_eval::matches::{MatchConfig, run_match_with};
+    use kvarn_eval::matches::{MatchConfig, run_match};
     let rules = six();
     let player = kvarn_selfplay::SearchPlayer::new(
         "search64",
@@ -299,16 +299,14 @@ fn a_search_player_beats_random_play_in_a_match() {
         },
         uniform(&rules),
     );
-    let random: kvarn_eval::agent::AgentSpec = "random".parse().unwrap();
+    let random = kvarn_eval::agent::AgentSpec::random();
     let cfg = MatchConfig {
         rules,
-        a: random.clone(),
-        b: random.clone(),
         games: 8,
         seed: 3,
         opening_plies: 2,
     };
-    let report = run_match_with(&cfg, &player, &random, |_| {}).unwrap();
+    let report = run_match(&cfg, &player, &random, |_| {}).unwrap();
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     assert_eq!(report.records[0].white, "search64");
     let t = report.tally;

@@ -5,22 +5,33 @@
 //! - [`trainer`]: losses (policy cross-entropy against the search policy, win/draw/loss
 //!   cross-entropy against the result), AdamW with weight decay and a learning-rate
 //!   schedule, on burn's autodiff over the network's device.
-//! - [`run`]: the generation loop (self-play, training, evaluation, promotion) with
-//!   everything on disk for resuming; [`run_config`] is its configuration file and
-//!   [`report`] the summary and plot it leaves in the run folder.
+//! - [`run`]: the generation loop, built from the [`stages`] (self-play, training,
+//!   evaluation), with everything on disk for resuming: [`run_dir`] knows the folder's
+//!   layout, [`manifest`] holds the generations done and their figures, [`metric`] names
+//!   every figure once for all the writers ([`metrics`] for TensorBoard, [`report`] for
+//!   the summary, the CSV, the plot and the terminal); [`run_config`] is the
+//!   configuration file and [`error`] says why a run stopped.
 
 pub mod bench;
 pub mod checkpoint;
 pub mod config;
+pub mod error;
+pub mod manifest;
+pub mod metric;
 pub mod metrics;
 pub mod replay;
 pub mod report;
 pub mod run;
 pub mod run_config;
+pub mod run_dir;
+pub mod stages;
 pub mod trainer;
 
 pub use config::{Schedule, TrainConfig};
+pub use error::RunError;
+pub use manifest::{GenerationRecord, Manifest};
 pub use metrics::Metrics;
 pub use replay::{Batch, ReplayWindow};
 pub use run_config::{ConfigError, LoopConfig, RunConfig, SolverConfig};
+pub use run_dir::RunDir;
 pub use trainer::{Losses, Trainer};

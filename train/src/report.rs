@@ -1,7 +1,8 @@
 //! What people read and look at after a run: `summary.md` (the run's settings and a table
 //! by generation), `summary.csv` (every figure by generation, for spreadsheets and
-//! scripts) and `strength.svg` (strength by generation as a plot). All three are rewritten
-//! after each generation, atomically.
+//! scripts), `strength.svg` (strength by generation as a plot) and the line printed per
+//! generation. All take their figures' names from [`crate::metric`]; the files are
+//! rewritten after each generation, atomically.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -9,78 +10,77 @@ use std::path::Path;
 use kvarn_storage::write_atomically;
 use plotters::prelude::*;
 
-use crate::run::{GenerationRecord, Manifest, RunError};
+use crate::error::RunError;
+use crate::manifest::{GenerationRecord, Manifest, Opponent};
+use crate::metric::{Metric, metrics_of};
 use crate::run_config::RunConfig;
+use crate::run_dir::RunDir;
+use crate::stages::evaluation::opponents;
 
-/// File names in the run folder.
-pub const SUMMARY_MARKDOWN: &str = "summary.md";
-/// See [`SUMMARY_MARKDOWN`].
-pub const SUMMARY_CSV: &str = "summary.csv";
-/// See [`SUMMARY_MARKDOWN`].
-pub const STRENGTH_PLOT: &str = "strength.svg";
-
-fn opt(v: Option<f64>, scale: f64, digits: usize) -> String {
-    v.map_or(String::new(), |x| format!("{:.*}", digits, x * scale))
-}
-
-/// The CSV table: one row per generation, empty cells for figures not measured.
+/// The CSV table: a `generation` column, then every figure by its name; one row per
+/// generation, empty cells for figures not measured.
 pub fn csv(config: &RunConfig, manifest: &Manifest) -> String {
-    let mut out = String::from(
-        "generation,step,promoted,seconds,selfplay_positions_per_second,train_steps_per_second,window_samples,loss_policy,loss_value,score_vs_previous,elo_vs_previous,score_vs_random",
-    );
-    for d in &config.run.baseline_depths {
-        let _ = write!(out, ",score_vs_alphabeta_d{d},elo_vs_alphabeta_d{d}");
+    let metrics = metrics_of(config);
+    let mut out = String::from("generation");
+    for m in &metrics {
+        let _ = write!(out, ",{}", m.name());
     }
-    out.push_str(
-        ",solver_value_accuracy,solver_value_keeping,solver_blunders,perfect_wins,perfect_draws,perfect_losses\n",
-    );
+    out.push('\n');
     for r in &manifest.history {
-        let _ = write!(
-            out,
-            "{},{},{},{:.1},{:.0},{:.2},{},{:.4},{:.4},{},{},{}",
-            r.generation,
-            r.step,
-            r.promoted,
-            r.seconds,
-            r.selfplay_positions_per_second,
-            r.train_steps_per_second,
-            r.window_samples,
-            r.loss.0,
-            r.loss.1,
-            opt(r.vs_previous.map(|v| v.0), 1.0, 4),
-            opt(r.vs_previous.map(|v| v.1), 1.0, 1),
-            opt(r.vs_random.map(|v| v.0), 1.0, 4),
-        );
-        for d in &config.run.baseline_depths {
-            let b = r.vs_baseline.iter().find(|b| b.0 == *d);
-            let _ = write!(
-                out,
-                ",{},{}",
-                opt(b.map(|b| b.1), 1.0, 4),
-                opt(b.map(|b| b.2), 1.0, 1)
-            );
+        let _ = write!(out, "{}", r.generation);
+        for m in &metrics {
+            let cell = m.value(r).map_or(String::new(), |v| m.file_text(v));
+            let _ = write!(out, ",{cell}");
         }
-        let s = r.solver.as_ref();
-        let p = r.vs_perfect.as_ref();
-        let _ = writeln!(
-            out,
-            ",{},{},{},{},{},{}",
-            opt(s.and_then(|s| s.value_accuracy), 1.0, 4),
-            opt(s.map(|s| s.value_keeping), 1.0, 4),
-            opt(s.map(|s| s.blunders), 1.0, 4),
-            p.map_or(String::new(), |p| p.wins.to_string()),
-            p.map_or(String::new(), |p| p.draws.to_string()),
-            p.map_or(String::new(), |p| p.losses.to_string()),
-        );
+        out.push('\n');
     }
     out
 }
 
-fn pct(v: Option<f64>) -> String {
-    v.map_or("–".to_string(), |x| format!("{:.1}%", 100.0 * x))
+/// A column of the tables people read: one figure, or a match's wins, draws and losses.
+enum Column {
+    Figure(Metric),
+    Tally(Opponent),
 }
 
-/// The Markdown summary: settings, then a table by generation, then the last figures.
+impl Column {
+    fn label(&self) -> String {
+        match self {
+            Column::Figure(m) => m.label(),
+            Column::Tally(o) => format!("vs {} (W-D-L)", o.label()),
+        }
+    }
+
+    fn text(&self, r: &GenerationRecord) -> String {
+        match self {
+            Column::Figure(m) => m.value(r).map_or("–".into(), |v| m.human_text(v)),
+            Column::Tally(o) => r.result_vs(o).map_or("–".into(), |t| {
+                format!("{}-{}-{}", t.wins, t.draws, t.losses)
+            }),
+        }
+    }
+}
+
+/// The columns of the Markdown table and the terminal line.
+fn columns(config: &RunConfig) -> Vec<Column> {
+    let mut out = vec![
+        Column::Figure(Metric::LossPolicy),
+        Column::Figure(Metric::LossValue),
+    ];
+    for o in opponents(config) {
+        out.push(match o {
+            Opponent::Perfect => Column::Tally(o),
+            _ => Column::Figure(Metric::Score(o)),
+        });
+    }
+    if config.solver.db.is_some() {
+        out.push(Column::Figure(Metric::SolverValueAccuracy));
+        out.push(Column::Figure(Metric::SolverValueKeeping));
+    }
+    out
+}
+
+/// The Markdown summary: settings, then a table by generation.
 pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Kvarn run: {}\n", config.rules);
@@ -97,63 +97,19 @@ pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
         config.run.generations,
         manifest.history.iter().map(|r| r.seconds).sum::<f64>() / 60.0,
     );
-    let mut head =
-        String::from("| gen | steps | promoted | policy loss | value loss | vs previous |");
-    let mut rule = String::from("|---:|---:|:---:|---:|---:|---:|");
-    if config.run.games_vs_random > 0 {
-        head.push_str(" vs random |");
+    let columns = columns(config);
+    let mut head = String::from("| gen | steps | promoted |");
+    let mut rule = String::from("|---:|---:|:---:|");
+    for c in &columns {
+        let _ = write!(head, " {} |", c.label());
         rule.push_str("---:|");
-    }
-    for d in &config.run.baseline_depths {
-        let _ = write!(head, " vs alpha-beta {d} |");
-        rule.push_str("---:|");
-    }
-    if config.solver.db.is_some() {
-        head.push_str(" solver value accuracy | value-keeping moves |");
-        rule.push_str("---:|---:|");
-        if config.solver.games_vs_perfect > 0 {
-            head.push_str(" vs perfect (W-D-L) |");
-            rule.push_str(":---:|");
-        }
     }
     let _ = writeln!(out, "{head}\n{rule}");
     for r in &manifest.history {
-        let _ = write!(
-            out,
-            "| {} | {} | {} | {:.3} | {:.3} | {} |",
-            r.generation,
-            r.step,
-            if r.promoted { "yes" } else { "no" },
-            r.loss.0,
-            r.loss.1,
-            pct(r.vs_previous.map(|v| v.0)),
-        );
-        if config.run.games_vs_random > 0 {
-            let _ = write!(out, " {} |", pct(r.vs_random.map(|v| v.0)));
-        }
-        for d in &config.run.baseline_depths {
-            let b = r.vs_baseline.iter().find(|b| b.0 == *d);
-            let _ = write!(out, " {} |", pct(b.map(|b| b.1)));
-        }
-        if config.solver.db.is_some() {
-            let s = r.solver.as_ref();
-            let _ = write!(
-                out,
-                " {} | {} |",
-                pct(s.and_then(|s| s.value_accuracy)),
-                pct(s.map(|s| s.value_keeping))
-            );
-            if config.solver.games_vs_perfect > 0 {
-                let p = r.vs_perfect.as_ref();
-                let _ = write!(
-                    out,
-                    " {} |",
-                    p.map_or("–".to_string(), |p| format!(
-                        "{}-{}-{}",
-                        p.wins, p.draws, p.losses
-                    ))
-                );
-            }
+        let promoted = Metric::Promoted.human_text(f64::from(u8::from(r.promoted)));
+        let _ = write!(out, "| {} | {} | {promoted} |", r.generation, r.step);
+        for c in &columns {
+            let _ = write!(out, " {} |", c.text(r));
         }
         out.push('\n');
     }
@@ -163,6 +119,42 @@ pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
     out
 }
 
+/// One line per generation for the terminal and the log.
+pub fn terminal_line(config: &RunConfig, r: &GenerationRecord) -> String {
+    let mut parts = Vec::new();
+    for c in columns(config) {
+        parts.push(format!("{} {}", c.label(), c.text(r)));
+    }
+    if r.result_vs(&Opponent::Previous).is_some() {
+        parts.push(
+            if r.promoted {
+                "promoted"
+            } else {
+                "kept the previous model"
+            }
+            .into(),
+        );
+    }
+    for m in [Metric::SelfPlayPositionsPerSecond, Metric::Seconds] {
+        let v = m.value(r).map_or("–".into(), |v| m.human_text(v));
+        parts.push(format!("{} {v}", m.label()));
+    }
+    format!("generation {}: {}", r.generation, parts.join(", "))
+}
+
+/// The figures the strength plot draws: scores against fixed opponents and the solver
+/// figures, all on one 0..1 axis.
+fn plotted(config: &RunConfig) -> Vec<Metric> {
+    metrics_of(config)
+        .into_iter()
+        .filter(|m| match m {
+            Metric::Score(o) => *o != Opponent::Previous,
+            Metric::SolverValueAccuracy | Metric::SolverValueKeeping => true,
+            _ => false,
+        })
+        .collect()
+}
+
 /// The strength plot as SVG: scores against each opponent and the solver figures, by
 /// generation, on one 0..1 axis.
 ///
@@ -170,30 +162,15 @@ pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
 /// The plot cannot be drawn (plotters' message).
 pub fn strength_svg(config: &RunConfig, history: &[GenerationRecord]) -> Result<String, String> {
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    let mut add = |name: String, f: &dyn Fn(&GenerationRecord) -> Option<f64>| {
+    for m in plotted(config) {
         let points: Vec<(f64, f64)> = history
             .iter()
-            .filter_map(|r| f(r).map(|v| (f64::from(r.generation), v)))
+            .filter_map(|r| m.value(r).map(|v| (f64::from(r.generation), v)))
             .collect();
         if !points.is_empty() {
-            series.push((name, points));
+            series.push((m.label(), points));
         }
-    };
-    add("score vs random".into(), &|r| r.vs_random.map(|v| v.0));
-    for &d in &config.run.baseline_depths {
-        add(format!("score vs alpha-beta depth {d}"), &move |r| {
-            r.vs_baseline.iter().find(|b| b.0 == d).map(|b| b.1)
-        });
     }
-    add("solver value accuracy".into(), &|r| {
-        r.solver.as_ref().and_then(|s| s.value_accuracy)
-    });
-    add("solver value-keeping moves".into(), &|r| {
-        r.solver.as_ref().map(|s| s.value_keeping)
-    });
-    add("score vs perfect player".into(), &|r| {
-        r.vs_perfect.as_ref().map(|p| p.score())
-    });
     let last = history.last().map_or(1, |r| r.generation).max(1);
     let mut svg = String::new();
     {
@@ -247,21 +224,21 @@ pub fn strength_svg(config: &RunConfig, history: &[GenerationRecord]) -> Result<
 ///
 /// # Errors
 /// A file cannot be written or the plot cannot be drawn.
-pub fn write(dir: &Path, config: &RunConfig, manifest: &Manifest) -> Result<(), RunError> {
-    let svg = strength_svg(config, &manifest.history).map_err(|reason| RunError::File {
-        path: dir.join(STRENGTH_PLOT).display().to_string(),
+pub fn write(dir: &RunDir, config: &RunConfig, manifest: &Manifest) -> Result<(), RunError> {
+    let svg = strength_svg(config, &manifest.history).map_err(|reason| RunError::Report {
+        path: dir.strength_plot(),
         reason,
     })?;
-    for (name, text) in [
-        (SUMMARY_MARKDOWN, markdown(config, manifest)),
-        (SUMMARY_CSV, csv(config, manifest)),
-        (STRENGTH_PLOT, svg),
+    for (path, text) in [
+        (dir.summary_markdown(), markdown(config, manifest)),
+        (dir.summary_csv(), csv(config, manifest)),
+        (dir.strength_plot(), svg),
     ] {
-        let path = dir.join(name);
-        write_atomically(&path, text.as_bytes()).map_err(|e| RunError::File {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
+        write_text(&path, &text)?;
     }
     Ok(())
+}
+
+fn write_text(path: &Path, text: &str) -> Result<(), RunError> {
+    write_atomically(path, text.as_bytes()).map_err(|e| RunError::io(path, e))
 }

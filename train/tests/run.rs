@@ -8,8 +8,10 @@ use kvarn_game::{Rules, Variant};
 use kvarn_model::NetConfig;
 use kvarn_selfplay::{SearchConfig, SelfPlayConfig, read_shard};
 use kvarn_train::TrainConfig;
-use kvarn_train::run::{model_path, read_manifest, run, start};
+use kvarn_train::manifest::Opponent;
+use kvarn_train::run::{run, start};
 use kvarn_train::{LoopConfig, RunConfig, SolverConfig};
+use kvarn_train::{Manifest, RunDir};
 
 fn config(generations: u32) -> RunConfig {
     RunConfig {
@@ -50,11 +52,10 @@ fn config(generations: u32) -> RunConfig {
     }
 }
 
-fn games_of(dir: &std::path::Path, g: u32) -> Vec<u64> {
+fn games_of(dir: &RunDir, g: u32) -> Vec<u64> {
     let mut v = Vec::new();
-    let sdir = dir.join("shards").join(format!("gen-{g:04}"));
-    for e in std::fs::read_dir(sdir).unwrap() {
-        let (h, _) = read_shard(&e.unwrap().path()).unwrap();
+    for p in dir.shard_files(g).unwrap() {
+        let (h, _) = read_shard(&p).unwrap();
         v.extend(h.game_list.iter().map(|x| x.index));
     }
     v.sort_unstable();
@@ -64,7 +65,7 @@ fn games_of(dir: &std::path::Path, g: u32) -> Vec<u64> {
 #[test]
 fn a_small_run_finishes_and_a_stopped_run_resumes() {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
+    let d = &RunDir::new(dir.path());
     let cfg = config(1);
     start(&cfg, "# test", d).unwrap();
     assert!(
@@ -73,12 +74,12 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
     );
     let m = run(&cfg, d, None, None, |_| {}).unwrap();
     assert_eq!(m.generations_done, 1);
-    assert!(model_path(d, 1).exists());
+    assert!(d.model(1).exists());
     assert_eq!(games_of(d, 1), [0, 1, 2, 3, 4, 5]);
     let rec = &m.history[0];
     assert_eq!(rec.step, 6);
-    assert_eq!(rec.vs_baseline.len(), 1);
-    assert!(std::fs::read_dir(d.join("tb")).unwrap().count() >= 1);
+    assert!(rec.result_vs(&Opponent::AlphaBeta { depth: 1 }).is_some());
+    assert!(std::fs::read_dir(d.tensorboard()).unwrap().count() >= 1);
 
     // Generation 2 stopped during self-play: two games were written, nothing else.
     let cfg2 = config(2);
@@ -92,7 +93,7 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
         games: 2,
         skip: BTreeSet::new(),
         seed: 0,
-        out: Some(d.join("shards").join("gen-0002")),
+        out: Some(d.shards(2)),
         shard_prefix: "selfplay".into(),
         model: "partial".into(),
     };
@@ -110,28 +111,29 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
         "no game lost or played twice"
     );
     assert_eq!(m.history[1].step, 12);
-    let on_disk = read_manifest(d).unwrap();
+    let on_disk = Manifest::read(d).unwrap();
     assert_eq!(on_disk.generations_done, 2);
     assert_eq!(on_disk.history.len(), 2);
 
     // Stopped during training of generation 3, after 4 of its 6 steps: the resumed run
     // takes the same steps the whole one would have, from the checkpoint.
     let cfg3 = config(3);
-    let whole = tempfile::tempdir().unwrap();
-    copy_dir(d, whole.path());
+    let whole_dir = tempfile::tempdir().unwrap();
+    let whole = &RunDir::new(whole_dir.path());
+    copy_dir(d.root(), whole.root());
     let stopped = run(&cfg3, d, Some(16), None, |_| {}).unwrap();
     assert_eq!(stopped.generations_done, 2, "stopped inside generation 3");
     let resumed = run(&cfg3, d, None, None, |_| {}).unwrap();
-    let uninterrupted = run(&cfg3, whole.path(), None, None, |_| {}).unwrap();
+    let uninterrupted = run(&cfg3, whole, None, None, |_| {}).unwrap();
     assert_eq!(resumed.generations_done, 3);
     assert_eq!(resumed.history[2].step, 18);
     assert_eq!(games_of(d, 3), [0, 1, 2, 3, 4, 5]);
-    assert_eq!(games_of(whole.path(), 3), [0, 1, 2, 3, 4, 5]);
+    assert_eq!(games_of(whole, 3), [0, 1, 2, 3, 4, 5]);
     assert_eq!(uninterrupted.history[2].step, 18);
     // The same model either way.
     let device = kvarn_model::burn::tensor::Device::flex();
-    let (a, _) = kvarn_model::file::load(&model_path(d, 3), &device).unwrap();
-    let (b, _) = kvarn_model::file::load(&model_path(whole.path(), 3), &device).unwrap();
+    let (a, _) = kvarn_model::file::load(&d.model(3), &device).unwrap();
+    let (b, _) = kvarn_model::file::load(&whole.model(3), &device).unwrap();
     let x = vec![0.5f32; a.dims().input];
     let (oa, ob) = (a.evaluate(&x, None, 1), b.evaluate(&x, None, 1));
     for (p, q) in oa
@@ -160,7 +162,7 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 #[test]
 fn a_run_with_databases_scores_on_the_solver_promotes_by_score_and_writes_its_summary() {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().join("run");
+    let d = &RunDir::new(dir.path().join("run"));
     let db = dir.path().join("db-five");
     let mut cfg = config(2);
     cfg.rules = Rules::new(Variant::Five);
@@ -175,8 +177,8 @@ fn a_run_with_databases_scores_on_the_solver_promotes_by_score_and_writes_its_su
         ..SolverConfig::default()
     };
     cfg.validate().unwrap();
-    start(&cfg, "# test", &d).unwrap();
-    let m = run(&cfg, &d, None, None, |_| {}).unwrap();
+    start(&cfg, "# test", d).unwrap();
+    let m = run(&cfg, d, None, None, |_| {}).unwrap();
     assert!(
         std::fs::read_dir(&db).unwrap().count() > 10,
         "databases built"
@@ -188,31 +190,30 @@ fn a_run_with_databases_scores_on_the_solver_promotes_by_score_and_writes_its_su
             r.selfplay_model, champion,
             "self-play by the last promoted model"
         );
-        let (score, _) = r.vs_previous.unwrap();
+        let score = r.result_vs(&Opponent::Previous).unwrap().score();
         assert_eq!(r.promoted, score >= 0.55);
         if r.promoted {
             champion = r.generation;
         }
-        let s = r.solver.as_ref().expect("solver figures");
+        let s = r.evaluation.solver.as_ref().expect("solver figures");
         assert_eq!(s.positions, 24);
         assert!((0.0..=1.0).contains(&s.value_keeping));
         assert!((s.value_keeping + s.blunders - 1.0).abs() < 1e-9);
         let p = r
-            .vs_perfect
-            .as_ref()
+            .result_vs(&Opponent::Perfect)
             .expect("games against the perfect player");
         assert_eq!(p.wins + p.draws + p.losses, 2);
-        assert!(r.vs_random.is_some());
+        assert!(r.result_vs(&Opponent::Random).is_some());
     }
     assert_eq!(m.selfplay_model, champion);
     // What people read: the summary table, the CSV (a header and a row per generation)
     // and the plot.
-    let md = std::fs::read_to_string(d.join("summary.md")).unwrap();
+    let md = std::fs::read_to_string(d.summary_markdown()).unwrap();
     assert!(
         md.contains("solver value accuracy") && md.contains("| 2 |"),
         "{md}"
     );
-    let csv = std::fs::read_to_string(d.join("summary.csv")).unwrap();
+    let csv = std::fs::read_to_string(d.summary_csv()).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 3, "{csv}");
     let columns = lines[0].split(',').count();
@@ -220,18 +221,18 @@ fn a_run_with_databases_scores_on_the_solver_promotes_by_score_and_writes_its_su
         lines.iter().all(|l| l.split(',').count() == columns),
         "{csv}"
     );
-    assert!(lines[0].contains("solver_value_keeping"));
-    let svg = std::fs::read_to_string(d.join("strength.svg")).unwrap();
+    assert!(lines[0].contains("solver/value_keeping_moves"));
+    let svg = std::fs::read_to_string(d.strength_plot()).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("solver value-keeping moves"));
     // The benchmark set is the run's own: a resumed run reads it back, and a damaged one
     // is refused.
-    let set = d.join(kvarn_train::run::SOLVER_SET);
+    let set = d.solver_set();
     let before = std::fs::read(&set).unwrap();
-    let m3 = run(&config_with(&cfg, 3), &d, None, None, |_| {}).unwrap();
+    let m3 = run(&config_with(&cfg, 3), d, None, None, |_| {}).unwrap();
     assert_eq!(m3.generations_done, 3);
     assert_eq!(std::fs::read(&set).unwrap(), before);
     std::fs::write(&set, &before[..before.len() / 2]).unwrap();
-    assert!(run(&config_with(&cfg, 4), &d, None, None, |_| {}).is_err());
+    assert!(run(&config_with(&cfg, 4), d, None, None, |_| {}).is_err());
 }
 
 fn config_with(cfg: &RunConfig, generations: u32) -> RunConfig {

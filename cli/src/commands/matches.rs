@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_eval::agent::AgentSpec;
-use kvarn_eval::matches::{MatchConfig, run_match_with};
+use kvarn_eval::matches::{MatchConfig, run_match};
 
 use crate::agents;
 use kvarn_eval::records::{FORMAT, Header, VERSION, write_records};
@@ -51,9 +50,6 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
     let (a_name, b_name) = (a.name(), b.name());
     let cfg = MatchConfig {
         rules,
-        // Ignored by run_match_with, which plays the factories.
-        a: AgentSpec::Random { seed: None },
-        b: AgentSpec::Random { seed: None },
         games: args.games,
         seed: args.seed,
         opening_plies: args.opening_plies,
@@ -67,7 +63,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         .num_threads(args.parallel.unwrap_or(0))
         .build()
         .context("starting the game threads")?;
-    let report = pool.install(|| run_match_with(&cfg, a.as_ref(), b.as_ref(), |_| bar.inc(1)))?;
+    let report = pool.install(|| run_match(&cfg, a.as_ref(), b.as_ref(), |_| bar.inc(1)))?;
     bar.finish_and_clear();
     let header = Header {
         format: FORMAT.into(),

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::{ArgGroup, Args};
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_train::RunConfig;
-use kvarn_train::run::{self, GenerationRecord, model_path};
+use kvarn_train::report::terminal_line;
+use kvarn_train::{Manifest, RunConfig, RunDir, run};
 
 /// Arguments of `kvarn train`.
 #[derive(Args, Debug)]
@@ -28,55 +28,9 @@ pub struct TrainArgs {
     generations: Option<u32>,
 }
 
-fn pct(v: f64) -> String {
-    format!("{:.0}%", 100.0 * v)
-}
-
-/// One line per generation for the terminal and the log.
-fn describe(r: &GenerationRecord) -> String {
-    let mut parts = vec![format!(
-        "generation {}: loss {:.3} policy {:.3} value, {:.0} self-play positions/s",
-        r.generation, r.loss.0, r.loss.1, r.selfplay_positions_per_second
-    )];
-    if let Some((s, _)) = r.vs_previous {
-        parts.push(format!(
-            "vs previous {}{}",
-            pct(s),
-            if r.promoted {
-                " (promoted)"
-            } else {
-                " (kept the previous model)"
-            }
-        ));
-    }
-    if let Some((s, _)) = r.vs_random {
-        parts.push(format!("vs random {}", pct(s)));
-    }
-    for (d, s, _) in &r.vs_baseline {
-        parts.push(format!("vs alpha-beta {d} {}", pct(*s)));
-    }
-    if let Some(s) = &r.solver {
-        if let Some(a) = s.value_accuracy {
-            parts.push(format!("solver value accuracy {:.1}%", 100.0 * a));
-        }
-        parts.push(format!(
-            "value-keeping moves {:.1}%",
-            100.0 * s.value_keeping
-        ));
-    }
-    if let Some(p) = &r.vs_perfect {
-        parts.push(format!(
-            "vs perfect {}-{}-{} (W-D-L)",
-            p.wins, p.draws, p.losses
-        ));
-    }
-    parts.push(format!("{:.0} s", r.seconds));
-    parts.join(", ")
-}
-
-/// Runs `kvarn train`.
-pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
-    let (dir, text, origin) = match (&args.config, &args.resume) {
+/// The run folder and the configuration text with its origin (for messages).
+fn source(args: &TrainArgs) -> anyhow::Result<(RunDir, String, String)> {
+    match (&args.config, &args.resume) {
         (Some(path), _) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading the configuration {}", path.display()))?;
@@ -84,21 +38,27 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
                 let name = path.file_stem().map_or("run".into(), |s| s.to_os_string());
                 PathBuf::from("runs").join(name)
             });
-            (dir, text, path.display().to_string())
+            Ok((RunDir::new(dir), text, path.display().to_string()))
         }
         (None, Some(dir)) => {
-            let path = dir.join("config.toml");
+            let dir = RunDir::new(dir);
+            let path = dir.config();
             anyhow::ensure!(
                 path.exists(),
                 "{} holds no run to resume (no config.toml)",
-                dir.display()
+                dir.root().display()
             );
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            (dir.clone(), text, path.display().to_string())
+            Ok((dir, text, path.display().to_string()))
         }
         (None, None) => anyhow::bail!("give --config FILE or --resume DIR"),
-    };
+    }
+}
+
+/// Runs `kvarn train`.
+pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
+    let (dir, text, origin) = source(args)?;
     let mut config = RunConfig::parse(&text, &origin)?;
     if let Some(g) = args.generations {
         anyhow::ensure!(g >= 1, "--generations must be at least 1");
@@ -106,11 +66,11 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     }
     if args.config.is_some() {
         run::start(&config, &text, &dir)?;
-        tracing::info!(folder = %dir.display(), rules = %config.rules, "run started");
+        tracing::info!(folder = %dir.root().display(), rules = %config.rules, "run started");
     } else {
-        let m = run::read_manifest(&dir)?;
+        let m = Manifest::read(&dir)?;
         tracing::info!(
-            folder = %dir.display(),
+            folder = %dir.root().display(),
             generations_done = m.generations_done,
             "run resumed"
         );
@@ -124,7 +84,7 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     bar.enable_steady_tick(Duration::from_millis(200));
     let began = Instant::now();
     let manifest = run::run(&config, &dir, None, Some(&bar), |r| {
-        let line = describe(r);
+        let line = terminal_line(&config, r);
         bar.suspend(|| println!("{line}"));
         tracing::debug!(generation = r.generation, "{line}");
     })?;
@@ -133,17 +93,17 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
         "{} generations in {:.1} min; the self-play model is {}",
         manifest.generations_done,
         began.elapsed().as_secs_f64() / 60.0,
-        model_path(&dir, manifest.selfplay_model).display()
+        dir.model(manifest.selfplay_model).display()
     );
     println!(
         "summary: {}  plot: {}  figures: {}",
-        dir.join(kvarn_train::report::SUMMARY_MARKDOWN).display(),
-        dir.join(kvarn_train::report::STRENGTH_PLOT).display(),
-        dir.join(kvarn_train::report::SUMMARY_CSV).display()
+        dir.summary_markdown().display(),
+        dir.strength_plot().display(),
+        dir.summary_csv().display()
     );
     println!(
         "TensorBoard: tensorboard --logdir {}",
-        dir.join("tb").display()
+        dir.tensorboard().display()
     );
     Ok(())
 }

@@ -11,7 +11,7 @@ use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
 use super::{NOT_A_POSITION, Solver, Subspace, Value};
-use crate::agent::Agent;
+use crate::agent::{Agent, Outcome};
 use crate::error::EvalError;
 use crate::storage::{read_jsonl, write_jsonl};
 
@@ -47,18 +47,6 @@ impl Phase {
             Phase::Moving
         }
     }
-}
-
-/// A game-theoretic outcome for the player to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// The player to move wins with perfect play.
-    Win,
-    /// Neither side can force a win.
-    Draw,
-    /// The player to move loses with perfect play.
-    Loss,
 }
 
 impl Value {

@@ -1,0 +1,112 @@
+//! Why a run stopped, with the error underneath kept as the source.
+
+use std::path::{Path, PathBuf};
+
+use kvarn_eval::EvalError;
+use kvarn_game::Rules;
+use kvarn_model::ModelFileError;
+use kvarn_model::device::DeviceUnavailable;
+use kvarn_selfplay::{SelfPlayError, ShardError};
+
+use crate::checkpoint::CheckpointError;
+use crate::replay::ReplayError;
+
+/// Why a run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A new run was asked for in a folder that holds one.
+    #[error("{} already holds a run: resume it with --resume, or choose another folder", .0.display())]
+    AlreadyARun(PathBuf),
+    /// The configured device is not built in.
+    #[error(transparent)]
+    Device(#[from] DeviceUnavailable),
+    /// A setting cannot be used (the key is named in the error).
+    #[error(transparent)]
+    Setting(#[from] kvarn_storage::SettingError),
+    /// A file of the run could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// The manifest is unreadable or of another layout.
+    #[error("{}: {reason}", path.display())]
+    Manifest {
+        /// The manifest.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A model file could not be written or read.
+    #[error(transparent)]
+    Model(#[from] ModelFileError),
+    /// The checkpoint could not be written or read.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// A self-play shard is unreadable.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+    /// Self-play failed.
+    #[error("self-play: {0}")]
+    SelfPlay(#[from] SelfPlayError),
+    /// The replay window could not be filled.
+    #[error("replay window: {0}")]
+    Replay(#[from] ReplayError),
+    /// The solver databases or the benchmark set failed.
+    #[error("solver benchmark: {0}")]
+    Solver(#[source] EvalError),
+    /// The run's benchmark set holds positions of other rules.
+    #[error("{}: holds positions of {found}, the run plays {expected}", path.display())]
+    SetRules {
+        /// The set.
+        path: PathBuf,
+        /// Its rules.
+        found: Rules,
+        /// The run's.
+        expected: Rules,
+    },
+    /// The database folder holds none of the run's rules.
+    #[error("solver.db: {} holds no databases of {rules}", dir.display())]
+    NoDatabases {
+        /// The folder.
+        dir: PathBuf,
+        /// The run's rules.
+        rules: Rules,
+    },
+    /// A match of the evaluation failed.
+    #[error("evaluation against {opponent}: {source}")]
+    Match {
+        /// The opponent.
+        opponent: String,
+        /// What failed.
+        source: EvalError,
+    },
+    /// The summary or the plot could not be made.
+    #[error("{}: {reason}", path.display())]
+    Report {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        reason: String,
+    },
+}
+
+impl RunError {
+    /// An I/O failure on `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> RunError {
+        RunError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// A manifest at `path` that cannot be used, and why.
+    pub fn manifest(path: &Path, reason: impl std::fmt::Display) -> RunError {
+        RunError::Manifest {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        }
+    }
+}

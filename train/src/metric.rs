@@ -1,0 +1,222 @@
+//! Every figure a generation records, named once. TensorBoard tags, CSV columns, the
+//! Markdown table, the plot's legend and the terminal line all take their names and
+//! formats from here, so the same figure is called the same everywhere.
+
+use kvarn_eval::elo::{Tally, elo_of_score};
+
+use crate::manifest::{GenerationRecord, Opponent};
+use crate::run_config::RunConfig;
+use crate::stages::evaluation::opponents;
+
+/// One figure of a generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// Optimiser steps at the generation's end.
+    Step,
+    /// Whether the new model became the self-play model (1 or 0).
+    Promoted,
+    /// Seconds the generation took.
+    Seconds,
+    /// Self-play positions per second.
+    SelfPlayPositionsPerSecond,
+    /// Optimiser steps per second.
+    TrainStepsPerSecond,
+    /// Samples in the replay window.
+    WindowSamples,
+    /// Mean policy loss over the generation's steps.
+    LossPolicy,
+    /// Mean value loss over the generation's steps.
+    LossValue,
+    /// Share of points against an opponent (a draw is half).
+    Score(Opponent),
+    /// The Elo difference that score means (a clean sweep counted half a game short).
+    Elo(Opponent),
+    /// Games won against an opponent.
+    Wins(Opponent),
+    /// Games drawn against an opponent.
+    Draws(Opponent),
+    /// Games lost against an opponent.
+    Losses(Opponent),
+    /// Share of benchmark positions whose exact outcome the search named.
+    SolverValueAccuracy,
+    /// Share of won or drawn benchmark positions where the chosen move kept the value.
+    SolverValueKeeping,
+    /// Share of won or drawn benchmark positions where the chosen move threw it away.
+    SolverBlunders,
+}
+
+/// How a figure is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A whole number.
+    Count,
+    /// A number with this many decimals in files (at most three for people).
+    Fixed(usize),
+    /// A share, 0..1: four decimals in files, a percentage for people.
+    Share,
+    /// Yes or no (1 or 0).
+    YesNo,
+}
+
+impl Opponent {
+    /// The opponent in names: `previous`, `random`, `alphabeta_depth4`, `perfect`.
+    pub fn slug(&self) -> String {
+        match self {
+            Opponent::Previous => "previous".into(),
+            Opponent::Random => "random".into(),
+            Opponent::AlphaBeta { depth } => format!("alphabeta_depth{depth}"),
+            Opponent::Perfect => "perfect".into(),
+        }
+    }
+
+    /// The opponent for people.
+    pub fn label(&self) -> String {
+        match self {
+            Opponent::Previous => "previous".into(),
+            Opponent::Random => "random".into(),
+            Opponent::AlphaBeta { depth } => format!("alpha-beta depth {depth}"),
+            Opponent::Perfect => "perfect player".into(),
+        }
+    }
+}
+
+impl Metric {
+    /// The figure's name: its TensorBoard tag and CSV column.
+    pub fn name(&self) -> String {
+        match self {
+            Metric::Step => "train/step".into(),
+            Metric::Promoted => "eval/promoted".into(),
+            Metric::Seconds => "run/generation_seconds".into(),
+            Metric::SelfPlayPositionsPerSecond => "selfplay/positions_per_second".into(),
+            Metric::TrainStepsPerSecond => "train/steps_per_second".into(),
+            Metric::WindowSamples => "train/window_samples".into(),
+            Metric::LossPolicy => "train/loss_policy_generation".into(),
+            Metric::LossValue => "train/loss_value_generation".into(),
+            Metric::Score(o) => format!("eval/score_vs_{}", o.slug()),
+            Metric::Elo(o) => format!("eval/elo_vs_{}", o.slug()),
+            Metric::Wins(o) => format!("eval/wins_vs_{}", o.slug()),
+            Metric::Draws(o) => format!("eval/draws_vs_{}", o.slug()),
+            Metric::Losses(o) => format!("eval/losses_vs_{}", o.slug()),
+            Metric::SolverValueAccuracy => "solver/value_accuracy".into(),
+            Metric::SolverValueKeeping => "solver/value_keeping_moves".into(),
+            Metric::SolverBlunders => "solver/blunders".into(),
+        }
+    }
+
+    /// The figure for people: table headers, the plot's legend, the terminal.
+    pub fn label(&self) -> String {
+        match self {
+            Metric::Step => "steps".into(),
+            Metric::Promoted => "promoted".into(),
+            Metric::Seconds => "seconds".into(),
+            Metric::SelfPlayPositionsPerSecond => "self-play positions/s".into(),
+            Metric::TrainStepsPerSecond => "training steps/s".into(),
+            Metric::WindowSamples => "window samples".into(),
+            Metric::LossPolicy => "policy loss".into(),
+            Metric::LossValue => "value loss".into(),
+            Metric::Score(o) => format!("score vs {}", o.label()),
+            Metric::Elo(o) => format!("Elo vs {}", o.label()),
+            Metric::Wins(o) => format!("wins vs {}", o.label()),
+            Metric::Draws(o) => format!("draws vs {}", o.label()),
+            Metric::Losses(o) => format!("losses vs {}", o.label()),
+            Metric::SolverValueAccuracy => "solver value accuracy".into(),
+            Metric::SolverValueKeeping => "solver value-keeping moves".into(),
+            Metric::SolverBlunders => "solver blunders".into(),
+        }
+    }
+
+    /// How the figure is written.
+    pub fn format(&self) -> Format {
+        match self {
+            Metric::Step | Metric::WindowSamples => Format::Count,
+            Metric::Wins(_) | Metric::Draws(_) | Metric::Losses(_) => Format::Count,
+            Metric::Promoted => Format::YesNo,
+            Metric::Seconds | Metric::Elo(_) => Format::Fixed(1),
+            Metric::SelfPlayPositionsPerSecond => Format::Fixed(0),
+            Metric::TrainStepsPerSecond => Format::Fixed(2),
+            Metric::LossPolicy | Metric::LossValue => Format::Fixed(4),
+            Metric::Score(_)
+            | Metric::SolverValueAccuracy
+            | Metric::SolverValueKeeping
+            | Metric::SolverBlunders => Format::Share,
+        }
+    }
+
+    /// The figure in `record`, where it was measured.
+    pub fn value(&self, record: &GenerationRecord) -> Option<f64> {
+        let solver = record.evaluation.solver.as_ref();
+        match self {
+            Metric::Step => Some(record.step as f64),
+            Metric::Promoted => Some(f64::from(u8::from(record.promoted))),
+            Metric::Seconds => Some(record.seconds),
+            Metric::SelfPlayPositionsPerSecond => Some(record.selfplay.positions_per_second),
+            Metric::TrainStepsPerSecond => Some(record.training.steps_per_second),
+            Metric::WindowSamples => Some(record.training.window_samples as f64),
+            Metric::LossPolicy => Some(record.training.loss_policy),
+            Metric::LossValue => Some(record.training.loss_value),
+            Metric::Score(o) => record.result_vs(o).map(Tally::score),
+            Metric::Elo(o) => record.result_vs(o).map(finite_elo),
+            Metric::Wins(o) => record.result_vs(o).map(|t| f64::from(t.wins)),
+            Metric::Draws(o) => record.result_vs(o).map(|t| f64::from(t.draws)),
+            Metric::Losses(o) => record.result_vs(o).map(|t| f64::from(t.losses)),
+            Metric::SolverValueAccuracy => solver.and_then(|s| s.value_accuracy),
+            Metric::SolverValueKeeping => solver.map(|s| s.value_keeping),
+            Metric::SolverBlunders => solver.map(|s| s.blunders),
+        }
+    }
+
+    /// `value` as written in files (CSV): full precision for the format.
+    pub fn file_text(&self, value: f64) -> String {
+        match self.format() {
+            Format::Count => format!("{value:.0}"),
+            Format::Fixed(d) => format!("{value:.d$}"),
+            Format::Share => format!("{value:.4}"),
+            Format::YesNo => (value != 0.0).to_string(),
+        }
+    }
+
+    /// `value` as shown to people: shares as percentages.
+    pub fn human_text(&self, value: f64) -> String {
+        match self.format() {
+            Format::Count => format!("{value:.0}"),
+            Format::Fixed(d) => format!("{value:.*}", d.min(3)),
+            Format::Share => format!("{:.1}%", 100.0 * value),
+            Format::YesNo => if value != 0.0 { "yes" } else { "no" }.into(),
+        }
+    }
+}
+
+/// The Elo difference of a tally, a clean sweep counted as half a game short of one so
+/// that the figure stays finite (for JSON and plots).
+pub fn finite_elo(t: &Tally) -> f64 {
+    let n = f64::from(t.games().max(1));
+    elo_of_score(t.score().clamp(0.5 / n, 1.0 - 0.5 / n))
+}
+
+/// Every figure a run with `config` records per generation, in the CSV's order.
+pub fn metrics_of(config: &RunConfig) -> Vec<Metric> {
+    let mut out = vec![
+        Metric::Step,
+        Metric::Promoted,
+        Metric::Seconds,
+        Metric::SelfPlayPositionsPerSecond,
+        Metric::TrainStepsPerSecond,
+        Metric::WindowSamples,
+        Metric::LossPolicy,
+        Metric::LossValue,
+    ];
+    for o in opponents(config) {
+        out.extend([Metric::Score(o), Metric::Elo(o)]);
+        if o == Opponent::Perfect {
+            out.extend([Metric::Wins(o), Metric::Draws(o), Metric::Losses(o)]);
+        }
+    }
+    if config.solver.db.is_some() {
+        out.extend([
+            Metric::SolverValueAccuracy,
+            Metric::SolverValueKeeping,
+            Metric::SolverBlunders,
+        ]);
+    }
+    out
+}

@@ -1,0 +1,113 @@
+//! The run folder: the one place that knows where a run keeps each of its files. The
+//! loop, the report, the command line and the tests all ask it for paths.
+//!
+//! | path | content |
+//! |---|---|
+//! | `manifest.json` | the generations done and their figures (written atomically) |
+//! | `config.toml` | the configuration the run started with |
+//! | `models/gen-NNNN.kvmodel` | the model after generation N (0: the initial one) |
+//! | `checkpoint.kvckpt` | network, optimiser state and step count |
+//! | `shards/gen-NNNN/` | the self-play games of generation N |
+//! | `solver-set.jsonl` | the run's solver benchmark set, sampled once |
+//! | `tb/` | TensorBoard event files |
+//! | `summary.md`, `summary.csv`, `strength.svg` | what people read and look at |
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// A run's folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunDir {
+    root: PathBuf,
+}
+
+impl RunDir {
+    /// The run in folder `root` (which need not exist yet).
+    pub fn new(root: impl Into<PathBuf>) -> RunDir {
+        RunDir { root: root.into() }
+    }
+
+    /// The folder itself.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The manifest: generations done and their figures.
+    pub fn manifest(&self) -> PathBuf {
+        self.root.join("manifest.json")
+    }
+
+    /// The configuration the run started with.
+    pub fn config(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+
+    /// The training checkpoint: network, optimiser state, step.
+    pub fn checkpoint(&self) -> PathBuf {
+        self.root.join("checkpoint.kvckpt")
+    }
+
+    /// The model after generation `g` (0: the initial weights).
+    pub fn model(&self, g: u32) -> PathBuf {
+        self.root.join("models").join(format!("gen-{g:04}.kvmodel"))
+    }
+
+    /// The folder of generation `g`'s self-play shards.
+    pub fn shards(&self, g: u32) -> PathBuf {
+        self.root.join("shards").join(format!("gen-{g:04}"))
+    }
+
+    /// Generation `g`'s shard files, sorted by name (none when the folder is missing).
+    ///
+    /// # Errors
+    /// The folder exists but cannot be listed.
+    pub fn shard_files(&self, g: u32) -> io::Result<Vec<PathBuf>> {
+        let dir = self.shards(g);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut out = Vec::new();
+        for e in entries {
+            let p = e?.path();
+            if p.extension()
+                .is_some_and(|x| x == kvarn_selfplay::shard::SHARD_EXTENSION)
+            {
+                out.push(p);
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// The run's solver benchmark set.
+    pub fn solver_set(&self) -> PathBuf {
+        self.root.join("solver-set.jsonl")
+    }
+
+    /// TensorBoard's log folder.
+    pub fn tensorboard(&self) -> PathBuf {
+        self.root.join("tb")
+    }
+
+    /// The Markdown summary.
+    pub fn summary_markdown(&self) -> PathBuf {
+        self.root.join("summary.md")
+    }
+
+    /// Every figure by generation, as CSV.
+    pub fn summary_csv(&self) -> PathBuf {
+        self.root.join("summary.csv")
+    }
+
+    /// The strength plot.
+    pub fn strength_plot(&self) -> PathBuf {
+        self.root.join("strength.svg")
+    }
+
+    /// Whether the folder holds a run (a manifest).
+    pub fn holds_run(&self) -> bool {
+        self.manifest().exists()
+    }
+}

@@ -1,0 +1,272 @@
+//! The evaluation stage: the new model against the self-play model, random play, the
+//! alpha-beta baseline at each configured depth and, where the run has databases, the
+//! solver benchmark and the perfect player. Also the run's benchmark set, sampled once.
+
+use indicatif::ProgressBar;
+use kvarn_eval::agent::{AgentFactory, AgentSpec};
+use kvarn_eval::elo::Tally;
+use kvarn_eval::matches::{GameRecord, MatchConfig, run_match};
+use kvarn_eval::search::Limits;
+use kvarn_eval::solver::benchmark::{self, BenchPosition, PhaseScore};
+use kvarn_eval::solver::{Solver, db, plan_for};
+use kvarn_game::seeds::derive;
+use kvarn_model::{Inference, InferencePath, Network};
+use kvarn_selfplay::{SearchConfig, SearchPlayer};
+use rayon::prelude::*;
+
+use super::stream;
+use crate::error::RunError;
+use crate::manifest::{Evaluation, MatchResult, Opponent, SolverFigures};
+use crate::run_config::RunConfig;
+use crate::run_dir::RunDir;
+
+/// What the evaluation stage needs.
+pub struct EvaluationStage<'a> {
+    /// The run's configuration.
+    pub config: &'a RunConfig,
+    /// The generation evaluated.
+    pub generation: u32,
+    /// The new model.
+    pub model: &'a Network,
+    /// The self-play model it is measured against, and its generation.
+    pub previous: (&'a Network, u32),
+    /// The run's solver benchmark set, where it has databases.
+    pub bench_set: Option<&'a [BenchPosition]>,
+}
+
+/// The opponents a run with `config` plays each generation, in the order played.
+pub fn opponents(config: &RunConfig) -> Vec<Opponent> {
+    let r = &config.run;
+    let mut out = Vec::new();
+    if r.games_vs_previous > 0 {
+        out.push(Opponent::Previous);
+    }
+    if r.games_vs_random > 0 {
+        out.push(Opponent::Random);
+    }
+    if r.games_vs_baseline > 0 {
+        out.extend(
+            r.baseline_depths
+                .iter()
+                .map(|&depth| Opponent::AlphaBeta { depth }),
+        );
+    }
+    if config.solver.db.is_some() && config.solver.games_vs_perfect > 0 {
+        out.push(Opponent::Perfect);
+    }
+    out
+}
+
+/// How a match against `opponent` is played: games, seed salt and random opening plies.
+fn match_plan(config: &RunConfig, opponent: &Opponent) -> (usize, u64, usize) {
+    let r = &config.run;
+    match opponent {
+        Opponent::Previous => (r.games_vs_previous, 0, 2),
+        Opponent::Random => (r.games_vs_random, 100, 0),
+        Opponent::AlphaBeta { depth } => {
+            let i = r
+                .baseline_depths
+                .iter()
+                .position(|d| d == depth)
+                .unwrap_or(0);
+            (r.games_vs_baseline, 1 + i as u64, 2)
+        }
+        Opponent::Perfect => (config.solver.games_vs_perfect, 200, 0),
+    }
+}
+
+/// The agent specification of a fixed opponent (the previous model is a network player).
+fn opponent_spec(config: &RunConfig, opponent: &Opponent) -> Option<AgentSpec> {
+    match opponent {
+        Opponent::Previous => None,
+        Opponent::Random => Some(AgentSpec::random()),
+        Opponent::AlphaBeta { depth } => Some(AgentSpec::alphabeta(
+            Limits {
+                depth: Some(*depth),
+                ..Limits::default()
+            },
+            1,
+        )),
+        Opponent::Perfect => config
+            .solver
+            .db
+            .clone()
+            .map(|db| AgentSpec::Perfect { db, seed: None }),
+    }
+}
+
+/// The network player of evaluation: the run's search at `loop.eval_simulations`.
+fn player(config: &RunConfig, name: String, network: &Network) -> impl AgentFactory + use<> {
+    let search = SearchConfig {
+        simulations: config.run.eval_simulations,
+        ..config.search.clone()
+    };
+    let engine = Inference::new(network, InferencePath::Fastest).single_threaded();
+    SearchPlayer::new(name, search, engine)
+}
+
+/// Plays every match and scores the benchmark set.
+///
+/// # Errors
+/// A match or the benchmark fails.
+pub fn evaluate(
+    stage: &EvaluationStage<'_>,
+    progress: Option<&ProgressBar>,
+) -> Result<Evaluation, RunError> {
+    let config = stage.config;
+    let g = stage.generation;
+    let me = player(config, format!("gen-{g}"), stage.model);
+    let (previous, champion) = stage.previous;
+    let prev = player(config, format!("gen-{champion}"), previous);
+    let opponents = opponents(config);
+    let games: usize = opponents.iter().map(|o| match_plan(config, o).0).sum();
+    super::show_stage(
+        progress,
+        g,
+        config.run.generations,
+        "evaluation games",
+        games as u64,
+        0,
+    );
+    let mut evaluation = Evaluation::default();
+    for opponent in opponents {
+        let spec = opponent_spec(config, &opponent);
+        let factory: &dyn AgentFactory = spec.as_ref().map_or(&prev, |s| s);
+        let tally = play_match(config, g, &opponent, &me, factory, progress)?;
+        evaluation.matches.push(MatchResult { opponent, tally });
+    }
+    if let Some(set) = stage.bench_set {
+        let seed = derive(config.seed, stream::SOLVER_SCORE, 0);
+        evaluation.solver = Some(score_on_set(config, set, &me, seed)?);
+    }
+    Ok(evaluation)
+}
+
+/// One match of the new model against `opponent`.
+fn play_match(
+    config: &RunConfig,
+    g: u32,
+    opponent: &Opponent,
+    me: &dyn AgentFactory,
+    factory: &dyn AgentFactory,
+    progress: Option<&ProgressBar>,
+) -> Result<Tally, RunError> {
+    let (games, salt, opening_plies) = match_plan(config, opponent);
+    let cfg = MatchConfig {
+        rules: config.rules,
+        games,
+        seed: derive(config.seed, stream::MATCHES + salt, u64::from(g)),
+        opening_plies,
+    };
+    let tick = |_: &GameRecord| {
+        if let Some(p) = progress {
+            p.inc(1);
+        }
+    };
+    let report = run_match(&cfg, me, factory, tick).map_err(|source| RunError::Match {
+        opponent: opponent.label(),
+        source,
+    })?;
+    Ok(report.tally)
+}
+
+/// Scores the network player on the benchmark set, both halves in parallel.
+fn score_on_set(
+    config: &RunConfig,
+    set: &[BenchPosition],
+    player: &dyn AgentFactory,
+    seed: u64,
+) -> Result<SolverFigures, RunError> {
+    let rules = config.rules;
+    let halves: Vec<&[BenchPosition]> = set.chunks(set.len().div_ceil(2).max(1)).collect();
+    let scores: Vec<_> = halves
+        .par_iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let mut agent = player.build(rules, seed ^ i as u64)?;
+            benchmark::score(&rules, part, agent.as_mut())
+        })
+        .collect();
+    let mut all = PhaseScore::default();
+    for s in scores {
+        if let Some(a) = s.map_err(RunError::Solver)?.get(&None) {
+            all.add(a);
+        }
+    }
+    Ok(SolverFigures {
+        positions: all.positions,
+        value_accuracy: all.value_accuracy(),
+        value_keeping: all.preserving_rate(),
+        blunders: all.blunder_rate(),
+    })
+}
+
+/// The solver benchmark set of the run: read from the run folder, or sampled from the
+/// databases (solved first where the configuration asks) and written there. `None` when
+/// the configuration names no databases.
+///
+/// # Errors
+/// The set or the databases are unreadable, or hold positions of other rules.
+pub fn bench_set(
+    config: &RunConfig,
+    dir: &RunDir,
+    progress: Option<&ProgressBar>,
+) -> Result<Option<Vec<BenchPosition>>, RunError> {
+    let Some(db_dir) = &config.solver.db else {
+        return Ok(None);
+    };
+    let path = dir.solver_set();
+    if path.exists() {
+        let (rules, set) = benchmark::read_set(&path).map_err(RunError::Solver)?;
+        if rules != config.rules {
+            return Err(RunError::SetRules {
+                path,
+                found: rules,
+                expected: config.rules,
+            });
+        }
+        return Ok(Some(set));
+    }
+    let solver = databases(config, db_dir, progress)?;
+    let seed = derive(config.seed, stream::SOLVER_SET, 0);
+    let set = benchmark::sample(&solver, config.solver.positions, seed);
+    benchmark::write_set(&path, &config.rules, &set).map_err(RunError::Solver)?;
+    tracing::info!(positions = set.len(), file = %path.display(), "solver benchmark set sampled");
+    Ok(Some(set))
+}
+
+/// The run's databases: loaded, or solved first where the configuration asks.
+fn databases(
+    config: &RunConfig,
+    db_dir: &std::path::Path,
+    progress: Option<&ProgressBar>,
+) -> Result<Solver, RunError> {
+    let plan = plan_for(&config.rules, config.solver.max_men);
+    let solver = if !config.solver.databases_present() && config.solver.build_if_missing {
+        tracing::info!(folder = %db_dir.display(), steps = plan.len(), "solving the databases");
+        if let Some(p) = progress {
+            p.set_length(plan.len() as u64);
+            p.set_position(0);
+            p.set_message(format!(
+                "solving {} into {}",
+                config.rules,
+                db_dir.display()
+            ));
+        }
+        db::solve_into(db_dir, config.rules, &plan, |_, _, _, _| {
+            if let Some(p) = progress {
+                p.inc(1);
+            }
+        })
+    } else {
+        db::load(db_dir, config.rules, &plan)
+    };
+    let solver = solver.map_err(RunError::Solver)?;
+    if solver.tables().is_empty() {
+        return Err(RunError::NoDatabases {
+            dir: db_dir.to_path_buf(),
+            rules: config.rules,
+        });
+    }
+    Ok(solver)
+}

@@ -1,0 +1,82 @@
+//! The self-play stage: the generation's games by the self-play model, into shards,
+//! skipping the games a killed run already wrote.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use indicatif::ProgressBar;
+use kvarn_model::{Inference, InferencePath, Network};
+use kvarn_selfplay::{SelfPlayJob, SelfPlayStats, read_shard};
+
+use super::stream;
+use crate::error::RunError;
+use crate::run_config::RunConfig;
+use crate::run_dir::RunDir;
+
+/// What the self-play stage needs.
+pub struct SelfPlayStage<'a> {
+    /// The run's configuration.
+    pub config: &'a RunConfig,
+    /// The run folder.
+    pub dir: &'a RunDir,
+    /// The generation being played.
+    pub generation: u32,
+    /// The self-play model and its file (named in the shards).
+    pub model: (&'a Network, &'a Path),
+}
+
+/// Indices of the games already in generation `g`'s shards.
+///
+/// # Errors
+/// A shard is unreadable.
+pub fn games_done(dir: &RunDir, g: u32) -> Result<BTreeSet<u64>, RunError> {
+    let mut done = BTreeSet::new();
+    let files = dir
+        .shard_files(g)
+        .map_err(|e| RunError::io(&dir.shards(g), e))?;
+    for p in files {
+        let (h, _) = read_shard(&p)?;
+        done.extend(h.game_list.iter().map(|x| x.index));
+    }
+    Ok(done)
+}
+
+/// Plays the games of the generation not yet in its shards.
+///
+/// # Errors
+/// A shard is unreadable or cannot be written, or the network does not fit the rules.
+pub fn play(
+    stage: &SelfPlayStage<'_>,
+    progress: Option<&ProgressBar>,
+) -> Result<SelfPlayStats, RunError> {
+    let SelfPlayStage {
+        config,
+        dir,
+        generation: g,
+        model: (network, file),
+    } = *stage;
+    let skip = games_done(dir, g)?;
+    let games = config.run.games_per_generation;
+    super::show_stage(
+        progress,
+        g,
+        config.run.generations,
+        "self-play games",
+        games,
+        skip.len() as u64,
+    );
+    let job = SelfPlayJob {
+        rules: config.rules,
+        search: config.search.clone(),
+        selfplay: config.selfplay.clone(),
+        games,
+        skip,
+        seed: kvarn_game::seeds::derive(config.seed, stream::SELFPLAY, u64::from(g)),
+        out: Some(dir.shards(g)),
+        shard_prefix: "selfplay".into(),
+        model: file.display().to_string(),
+    };
+    let engine = Inference::new(network, InferencePath::Fastest).single_threaded();
+    let (stats, _) = kvarn_selfplay::run(&job, &engine, progress)?;
+    Ok(stats)
+}
