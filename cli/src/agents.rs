@@ -43,13 +43,7 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
     }
     let model = model.context("net needs model=FILE (a .kvmodel or .safetensors file)")?;
     let device = DeviceChoice::Cpu.device()?;
-    let (network, _) = file::load(&model, &device)?;
-    anyhow::ensure!(
-        network.rules() == rules,
-        "{} was trained for {}, not {rules}",
-        model.display(),
-        network.rules()
-    );
+    let (network, _) = file::load_for_rules(&model, rules, &device)?;
     let search = SearchConfig {
         simulations,
         ..SearchConfig::default()

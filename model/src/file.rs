@@ -93,6 +93,17 @@ pub enum ModelFileError {
         /// What did not fit.
         message: String,
     },
+    /// The model plays other rules than the games it was asked for: another variant or
+    /// other rule switches change what its input and moves mean.
+    #[error("{path} was trained for {trained}, not {wanted}")]
+    WrongRules {
+        /// The file.
+        path: String,
+        /// The rules in its header.
+        trained: Rules,
+        /// The rules asked for.
+        wanted: Rules,
+    },
     /// The header names an impossible network.
     #[error("{path}: {message}")]
     Config {
@@ -101,6 +112,24 @@ pub enum ModelFileError {
         /// What is wrong.
         message: String,
     },
+}
+
+impl ModelHeader {
+    /// Checks that the model plays `rules`; `path` names it in the error.
+    ///
+    /// # Errors
+    /// [`ModelFileError::WrongRules`].
+    pub fn check_rules(&self, path: &Path, rules: &Rules) -> Result<(), ModelFileError> {
+        if self.rules == *rules {
+            Ok(())
+        } else {
+            Err(ModelFileError::WrongRules {
+                path: path.display().to_string(),
+                trained: self.rules,
+                wanted: *rules,
+            })
+        }
+    }
 }
 
 /// The file format, chosen by extension: `.safetensors`, anything else `.kvmodel`.
@@ -241,6 +270,21 @@ fn parse_parts(
 /// See [`ModelFileError`].
 pub fn load(path: &Path, device: &Device) -> Result<(Network, ModelHeader), ModelFileError> {
     let (header, params) = read_parts(path)?;
+    build(path, header, params, device)
+}
+
+/// Loads a model file for games of `rules`, as [`load`] does, refusing a model trained
+/// for other rules before its parameters are read into a network.
+///
+/// # Errors
+/// See [`ModelFileError`]; [`ModelFileError::WrongRules`] for other rules.
+pub fn load_for_rules(
+    path: &Path,
+    rules: &Rules,
+    device: &Device,
+) -> Result<(Network, ModelHeader), ModelFileError> {
+    let (header, params) = read_parts(path)?;
+    header.check_rules(path, rules)?;
     build(path, header, params, device)
 }
 

@@ -196,3 +196,23 @@ fn bad_model_files_are_refused_with_a_reason() {
     let err = file::load(&path, &Device::flex()).unwrap_err().to_string();
     assert!(err.contains("not a Kvarn model"), "{err}");
 }
+
+#[test]
+fn a_model_is_refused_for_rules_it_was_not_trained_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let five = Rules::new(Variant::Five);
+    let net = Network::new(five, configs()[0].clone(), &Device::flex()).unwrap();
+    let path = dir.path().join("five.kvmodel");
+    file::save(&net, &Provenance::default(), &path).unwrap();
+    let (loaded, _) = file::load_for_rules(&path, &five, &Device::flex()).unwrap();
+    assert_eq!(loaded.rules(), &five);
+    let six = Rules::new(Variant::Six);
+    let err = file::load_for_rules(&path, &six, &Device::flex()).unwrap_err();
+    assert!(
+        matches!(err, file::ModelFileError::WrongRules { trained, wanted, .. }
+            if trained == five && wanted == six),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(text.contains("five.kvmodel was trained for Five"), "{text}");
+}

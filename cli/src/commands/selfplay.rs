@@ -57,15 +57,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
     let device = args.device.unwrap_or(config.device).device()?;
     let (network, model_name) = match &args.model {
         Some(path) => {
-            let (network, _) = file::load(path, &device)?;
-            if network.rules() != &config.rules {
-                anyhow::bail!(
-                    "the model {} plays {}, the configuration asks for {}",
-                    path.display(),
-                    network.rules(),
-                    config.rules
-                );
-            }
+            let (network, _) = file::load_for_rules(path, &config.rules, &device)?;
             (network, path.display().to_string())
         }
         None => {
