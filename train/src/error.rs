@@ -67,14 +67,6 @@ pub enum RunError {
         /// The run's.
         expected: Rules,
     },
-    /// The database folder holds none of the run's rules.
-    #[error("solver.db: {} holds no databases of {rules}", dir.display())]
-    NoDatabases {
-        /// The folder.
-        dir: PathBuf,
-        /// The run's rules.
-        rules: Rules,
-    },
     /// A match of the evaluation failed.
     #[error("evaluation against {opponent}: {source}")]
     Match {

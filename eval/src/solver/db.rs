@@ -406,16 +406,6 @@ impl Databases {
     }
 }
 
-/// Loads every subspace of `plan` found in `dir` into a solver for `rules`, without the
-/// folder checks of [`Databases::open`], which new callers use instead; kept for the
-/// training loop until it moves over.
-///
-/// # Errors
-/// The errors of [`read`] for the first file that cannot be trusted.
-pub fn load(dir: &Path, rules: Rules, plan: &[Step]) -> Result<Solver, EvalError> {
-    read_tables(dir, rules, plan.iter().flat_map(Step::subspaces))
-}
-
 /// The tables of `subspaces` in `dir` that can be reused: present and valid. Files of an
 /// older format version are left out, so that the step is solved again and they are
 /// rewritten.

@@ -8,7 +8,8 @@ use kvarn_eval::elo::Tally;
 use kvarn_eval::matches::{GameRecord, MatchConfig, run_match};
 use kvarn_eval::search::Limits;
 use kvarn_eval::solver::benchmark::{self, BenchPosition, PhaseScore};
-use kvarn_eval::solver::{Solver, db, plan_for};
+use kvarn_eval::solver::db::{self, Databases};
+use kvarn_eval::solver::{Solver, plan_for};
 use kvarn_game::seeds::derive;
 use kvarn_model::{Inference, InferencePath, Network};
 use kvarn_selfplay::{SearchConfig, SearchPlayer};
@@ -235,38 +236,29 @@ pub fn bench_set(
     Ok(Some(set))
 }
 
-/// The run's databases: loaded, or solved first where the configuration asks.
+/// The run's databases: solved where the configuration asks (which reuses every valid
+/// file and solves the rest), otherwise opened as they are.
 fn databases(
     config: &RunConfig,
     db_dir: &std::path::Path,
     progress: Option<&ProgressBar>,
 ) -> Result<Solver, RunError> {
-    let plan = plan_for(&config.rules, config.solver.max_men);
-    let solver = if !config.solver.databases_present() && config.solver.build_if_missing {
-        tracing::info!(folder = %db_dir.display(), steps = plan.len(), "solving the databases");
-        if let Some(p) = progress {
-            p.set_length(plan.len() as u64);
-            p.set_position(0);
-            p.set_message(format!(
-                "solving {} into {}",
-                config.rules,
-                db_dir.display()
-            ));
-        }
-        db::solve_into(db_dir, config.rules, &plan, |_, _, _, _| {
-            if let Some(p) = progress {
-                p.inc(1);
-            }
-        })
-    } else {
-        db::load(db_dir, config.rules, &plan)
-    };
-    let solver = solver.map_err(RunError::Solver)?;
-    if solver.tables().is_empty() {
-        return Err(RunError::NoDatabases {
-            dir: db_dir.to_path_buf(),
-            rules: config.rules,
-        });
+    let (rules, max_men) = (config.rules, config.solver.max_men);
+    if !config.solver.build_if_missing {
+        let opened = Databases::open(db_dir, rules).and_then(|d| d.load(Some(max_men)));
+        return opened.map_err(RunError::Solver);
     }
-    Ok(solver)
+    let plan = plan_for(&rules, max_men);
+    tracing::info!(folder = %db_dir.display(), steps = plan.len(), "solving the databases");
+    if let Some(p) = progress {
+        p.set_length(plan.len() as u64);
+        p.set_position(0);
+        p.set_message(format!("solving {rules} into {}", db_dir.display()));
+    }
+    let solved = db::solve_into(db_dir, rules, &plan, |_, _, _, _| {
+        if let Some(p) = progress {
+            p.inc(1);
+        }
+    });
+    solved.map_err(RunError::Solver)
 }
