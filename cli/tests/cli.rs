@@ -278,6 +278,16 @@ fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
         "--out",
         d,
     ];
+    solve_verifies_and_resumes(&args);
+    probe_reads_the_databases(d);
+    the_perfect_player_scores_a_bench_set(&dir, d);
+    a_damaged_database_is_refused(&dir, &args);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The solve test's first stage: a verified solve of `args`, then a second run that
+/// resumes.
+fn solve_verifies_and_resumes(args: &[&str]) {
     let mut first = args.to_vec();
     first.extend(["--verify", "50"]);
     let (ok, out, err) = kvarn(&first);
@@ -291,9 +301,14 @@ fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
         out.contains("nine-nofly_w3b3_h0-0_white.kvdb: won 90842 drawn 38622 lost 40162"),
         "{out}"
     );
-    let (ok, out, err) = kvarn(&args);
+    let (ok, out, err) = kvarn(args);
     assert!(ok, "{err}");
     assert!(out.contains("(resumed)"), "{out}");
+}
+
+/// The solve test's second stage: `probe` reads values and best moves from the databases
+/// in `d`, and refuses a position they do not cover.
+fn probe_reads_the_databases(d: &str) {
     // White (a7 d7 g4) closes a7-d7-g7 and removes: Black is left with two men.
     let (ok, out, err) = kvarn(&[
         "probe",
@@ -349,6 +364,11 @@ fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
     ]);
     assert!(!ok);
     assert!(err.contains("do not cover"), "{err}");
+}
+
+/// The solve test's third stage: a benchmark set drawn from the databases in `d`, which
+/// the perfect player scores perfectly.
+fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
     // A benchmark set from the databases, and the perfect player's perfect score on it.
     let set = dir.join("set.jsonl");
     let (ok, out, err) = kvarn(&[
@@ -380,16 +400,19 @@ fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
             .any(|l| l.starts_with("all") && l.contains("100.0%") && l.ends_with("0.0%")),
         "{out}"
     );
+}
+
+/// The solve test's last stage: a solve over a damaged database file fails loudly.
+fn a_damaged_database_is_refused(dir: &std::path::Path, args: &[&str]) {
     // A damaged file is refused loudly.
     let file = dir.join("nine-nofly_w3b3_h0-0_white.kvdb");
     let mut bytes = std::fs::read(&file).unwrap();
     let i = bytes.len() / 2;
     bytes[i] ^= 1;
     std::fs::write(&file, &bytes).unwrap();
-    let (ok, _, err) = kvarn(&args);
+    let (ok, _, err) = kvarn(args);
     assert!(!ok);
     assert!(err.contains("damaged"), "{err}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A tiny training configuration of Five Men's Morris with its databases in `db`.

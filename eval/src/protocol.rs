@@ -70,6 +70,27 @@ struct Settings {
 }
 
 impl Settings {
+    /// The settings a session starts with: `rules`, and a search of 1000 ms per move.
+    fn new(rules: Rules) -> Settings {
+        Settings {
+            variant: rules.variant(),
+            // Remember flying only where it differs from the variant's default, so that a
+            // later change of variant starts from that variant's default.
+            flying: (rules.flying() != Rules::new(rules.variant()).flying())
+                .then_some(rules.flying()),
+            repetition: rules.repetition(),
+            no_capture_limit: rules.no_capture_limit(),
+            default_limits: Limits {
+                movetime: Some(Duration::from_millis(1000)),
+                ..Limits::default()
+            },
+            threads: 1,
+            hash_mb: 16,
+            seed: None,
+            weights: None,
+        }
+    }
+
     fn rules(&self) -> Result<Rules, String> {
         let mut rules = Rules::new(self.variant).with_repetition(self.repetition);
         if let Some(f) = self.flying {
@@ -100,173 +121,213 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(
     input: R,
     output: W,
 ) -> io::Result<()> {
-    let out = Arc::new(Mutex::new(output));
-    let mut settings = Settings {
-        variant: rules.variant(),
-        // Remember flying only where it differs from the variant's default, so that a
-        // later change of variant starts from that variant's default.
-        flying: (rules.flying() != Rules::new(rules.variant()).flying()).then_some(rules.flying()),
-        repetition: rules.repetition(),
-        no_capture_limit: rules.no_capture_limit(),
-        default_limits: Limits {
-            movetime: Some(Duration::from_millis(1000)),
-            ..Limits::default()
-        },
-        threads: 1,
-        hash_mb: 16,
-        seed: None,
-        weights: None,
-    };
-    let mut engine: Option<Engine> = None;
-    // `None` after a `position` command that failed: `go` then has nothing to search.
-    let mut game = Some(Game::new(rules));
-    let mut running: Option<Running> = None;
-    // Waits for a running search: a limited one ends by itself; an infinite one, or any
-    // one when `stop_it`, is told to stop first.
-    let finish = |running: &mut Option<Running>, engine: &mut Option<Engine>, stop_it: bool| {
-        if let Some(r) = running.take() {
-            if stop_it || r.infinite {
-                r.stop.store(true, Ordering::Relaxed);
-            }
-            match r.handle.join() {
-                Ok(e) => *engine = Some(e),
-                Err(_) => *engine = None,
-            }
-        }
-    };
+    let mut server = Server::new(rules, output);
     for line in input.lines() {
         let line = line?;
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some(&command) = words.first() else {
             continue;
         };
+        // `isready` is answered while a search runs, and `stop` and `quit` end it; every
+        // other command first waits for it to finish.
         match command {
             "isready" => {
-                send(&out, "readyok");
+                server.send("readyok");
                 continue;
             }
             "stop" => {
-                finish(&mut running, &mut engine, true);
+                server.finish(true);
                 continue;
             }
             "quit" => {
-                finish(&mut running, &mut engine, true);
+                server.finish(true);
                 return Ok(());
             }
-            _ => finish(&mut running, &mut engine, false),
+            _ => server.finish(false),
         }
-        let result: Result<(), String> = match command {
-            "uci" => {
-                for l in [
-                    format!("id name Kvarn {}", env!("CARGO_PKG_VERSION")),
-                    "id author the Kvarn developers".to_string(),
-                    "option name Variant type combo default nine var nine var six var five".into(),
-                    "option name Flying type check default true".into(),
-                    "option name Repetition type check default true".into(),
-                    "option name NoCaptureLimit type spin default 50 min 0 max 65535".into(),
-                    "option name Depth type spin default 0 min 0 max 64".into(),
-                    "option name MoveTime type spin default 1000 min 0 max 86400000".into(),
-                    "option name Nodes type spin default 0 min 0 max 1000000000000".into(),
-                    "option name Threads type spin default 1 min 1 max 256".into(),
-                    "option name Hash type spin default 16 min 1 max 4096".into(),
-                    "option name Seed type string default <random>".into(),
-                    "option name Weights type string default <built-in>".into(),
-                    "uciok".into(),
-                ] {
-                    send(&out, &l);
-                }
-                Ok(())
-            }
-            "ucinewgame" => {
-                if let Some(e) = engine.as_mut() {
-                    e.new_game();
-                }
-                settings.rules().map(|rules| game = Some(Game::new(rules)))
-            }
-            "setoption" => set_option(&mut settings, &words).map(|changed_rules| {
-                // The next `go` builds an engine with the new settings.
-                engine = None;
-                if changed_rules && let Ok(rules) = settings.rules() {
-                    game = Some(Game::new(rules));
-                }
-            }),
-            "position" => {
-                let parsed = settings
-                    .rules()
-                    .and_then(|rules| set_position(rules, &words));
-                game = parsed.as_ref().ok().cloned();
-                parsed.map(|_| ())
-            }
-            "go" => match (
-                parse_go(
-                    &words,
-                    &settings.default_limits,
-                    game.as_ref().map(|g| g.position().side_to_move()),
-                ),
-                &game,
-            ) {
-                (Err(e), _) => Err(e),
-                (Ok(_), None) => {
-                    send(
-                        &out,
-                        "info string error: no valid position to search (the last `position` failed)",
-                    );
-                    send(&out, "bestmove (none)");
-                    Ok(())
-                }
-                (Ok(_), Some(g)) if g.status().is_over() => {
-                    send(&out, &format!("info string game over: {}", g.status()));
-                    send(&out, "bestmove (none)");
-                    Ok(())
-                }
-                (Ok((limits, infinite)), Some(g)) => {
-                    let built = match engine.take() {
-                        Some(e) if e.rules() == g.rules() => Ok(e),
-                        _ => new_engine(&settings, *g.rules()),
-                    };
-                    match built {
-                        Err(e) => {
-                            send(&out, &format!("info string error: {e}"));
-                            send(&out, "bestmove (none)");
-                            Ok(())
-                        }
-                        Ok(mut eng) => {
-                            let stop = Arc::new(AtomicBool::new(false));
-                            let stop2 = Arc::clone(&stop);
-                            let out2 = Arc::clone(&out);
-                            let g = g.clone();
-                            let handle = std::thread::spawn(move || {
-                                let result = eng.search(&g, limits, Some(&stop2), |info| {
-                                    send(&out2, &info_line(info));
-                                });
-                                // An infinite search answers only when told to stop.
-                                while infinite && !stop2.load(Ordering::Relaxed) {
-                                    std::thread::sleep(Duration::from_millis(5));
-                                }
-                                match result.and_then(|i| i.pv.first().copied()) {
-                                    Some(m) => send(&out2, &format!("bestmove {m}")),
-                                    None => send(&out2, "bestmove (none)"),
-                                }
-                                eng
-                            });
-                            running = Some(Running {
-                                stop,
-                                infinite,
-                                handle,
-                            });
-                            Ok(())
-                        }
-                    }
-                }
-            },
-            other => Err(format!("unknown command `{other}`")),
-        };
-        if let Err(e) = result {
-            send(&out, &format!("info string error: {e}"));
+        if let Err(e) = server.command(command, &words) {
+            server.send(&format!("info string error: {e}"));
         }
     }
-    finish(&mut running, &mut engine, false);
+    server.finish(false);
     Ok(())
+}
+
+/// The state of a protocol session between commands, with one method per command so
+/// that each can be read on its own.
+struct Server<W> {
+    out: Arc<Mutex<W>>,
+    settings: Settings,
+    /// Kept between searches (for its hash table) until a setting changes.
+    engine: Option<Engine>,
+    /// `None` after a `position` command that failed: `go` then has nothing to search.
+    game: Option<Game>,
+    running: Option<Running>,
+}
+
+impl<W: Write + Send + 'static> Server<W> {
+    fn new(rules: Rules, output: W) -> Server<W> {
+        Server {
+            out: Arc::new(Mutex::new(output)),
+            settings: Settings::new(rules),
+            engine: None,
+            game: Some(Game::new(rules)),
+            running: None,
+        }
+    }
+
+    fn send(&self, line: &str) {
+        send(&self.out, line);
+    }
+
+    /// Waits for a running search: a limited one ends by itself; an infinite one, or any
+    /// one when `stop_it`, is told to stop first.
+    fn finish(&mut self, stop_it: bool) {
+        if let Some(r) = self.running.take() {
+            if stop_it || r.infinite {
+                r.stop.store(true, Ordering::Relaxed);
+            }
+            match r.handle.join() {
+                Ok(e) => self.engine = Some(e),
+                Err(_) => self.engine = None,
+            }
+        }
+    }
+
+    /// Runs one of the commands that wait for a running search to finish first.
+    fn command(&mut self, command: &str, words: &[&str]) -> Result<(), String> {
+        match command {
+            "uci" => {
+                self.uci();
+                Ok(())
+            }
+            "ucinewgame" => self.new_game(),
+            "setoption" => self.set_option(words),
+            "position" => self.position(words),
+            "go" => self.go(words),
+            other => Err(format!("unknown command `{other}`")),
+        }
+    }
+
+    /// `uci`: the engine's name and its options.
+    fn uci(&self) {
+        for l in [
+            format!("id name Kvarn {}", env!("CARGO_PKG_VERSION")),
+            "id author the Kvarn developers".to_string(),
+            "option name Variant type combo default nine var nine var six var five".into(),
+            "option name Flying type check default true".into(),
+            "option name Repetition type check default true".into(),
+            "option name NoCaptureLimit type spin default 50 min 0 max 65535".into(),
+            "option name Depth type spin default 0 min 0 max 64".into(),
+            "option name MoveTime type spin default 1000 min 0 max 86400000".into(),
+            "option name Nodes type spin default 0 min 0 max 1000000000000".into(),
+            "option name Threads type spin default 1 min 1 max 256".into(),
+            "option name Hash type spin default 16 min 1 max 4096".into(),
+            "option name Seed type string default <random>".into(),
+            "option name Weights type string default <built-in>".into(),
+            "uciok".into(),
+        ] {
+            self.send(&l);
+        }
+    }
+
+    /// `ucinewgame`: clears the engine's memory of earlier games and starts from the
+    /// initial position.
+    fn new_game(&mut self) -> Result<(), String> {
+        if let Some(e) = self.engine.as_mut() {
+            e.new_game();
+        }
+        self.settings
+            .rules()
+            .map(|rules| self.game = Some(Game::new(rules)))
+    }
+
+    /// `setoption`: the next `go` builds an engine with the new settings, and a change of
+    /// rules starts a new game.
+    fn set_option(&mut self, words: &[&str]) -> Result<(), String> {
+        set_option(&mut self.settings, words).map(|changed_rules| {
+            self.engine = None;
+            if changed_rules && let Ok(rules) = self.settings.rules() {
+                self.game = Some(Game::new(rules));
+            }
+        })
+    }
+
+    /// `position`: a position that fails to parse leaves no game to search.
+    fn position(&mut self, words: &[&str]) -> Result<(), String> {
+        let parsed = self
+            .settings
+            .rules()
+            .and_then(|rules| set_position(rules, words));
+        self.game = parsed.as_ref().ok().cloned();
+        parsed.map(|_| ())
+    }
+
+    /// `go`: starts a search of the current game in its own thread, or answers
+    /// `bestmove (none)` at once where there is nothing to search.
+    fn go(&mut self, words: &[&str]) -> Result<(), String> {
+        let mover = self.game.as_ref().map(|g| g.position().side_to_move());
+        let (limits, infinite) = parse_go(words, &self.settings.default_limits, mover)?;
+        let Some(g) = &self.game else {
+            self.send(
+                "info string error: no valid position to search (the last `position` failed)",
+            );
+            self.send("bestmove (none)");
+            return Ok(());
+        };
+        if g.status().is_over() {
+            self.send(&format!("info string game over: {}", g.status()));
+            self.send("bestmove (none)");
+            return Ok(());
+        }
+        let built = match self.engine.take() {
+            Some(e) if e.rules() == g.rules() => Ok(e),
+            _ => new_engine(&self.settings, *g.rules()),
+        };
+        match built {
+            Err(e) => {
+                self.send(&format!("info string error: {e}"));
+                self.send("bestmove (none)");
+            }
+            Ok(engine) => {
+                self.running = Some(spawn_search(&self.out, engine, g.clone(), limits, infinite));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Searches `game` in a thread of its own, which sends the `info` lines and the
+/// `bestmove` and hands the engine back when joined.
+fn spawn_search<W: Write + Send + 'static>(
+    out: &Arc<Mutex<W>>,
+    mut engine: Engine,
+    game: Game,
+    limits: Limits,
+    infinite: bool,
+) -> Running {
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = Arc::clone(&stop);
+    let out = Arc::clone(out);
+    let handle = std::thread::spawn(move || {
+        let result = engine.search(&game, limits, Some(&stop2), |info| {
+            send(&out, &info_line(info));
+        });
+        // An infinite search answers only when told to stop.
+        while infinite && !stop2.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        match result.and_then(|i| i.pv.first().copied()) {
+            Some(m) => send(&out, &format!("bestmove {m}")),
+            None => send(&out, "bestmove (none)"),
+        }
+        engine
+    });
+    Running {
+        stop,
+        infinite,
+        handle,
+    }
 }
 
 fn new_engine(settings: &Settings, rules: Rules) -> Result<Engine, String> {

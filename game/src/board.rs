@@ -108,6 +108,172 @@ pub struct Board {
     inverse: [u8; SYMMETRY_COUNT],
 }
 
+/// The points of the rings `first_ring..=last_ring`, each point's neighbours (along its
+/// ring, and across the side midpoints to the next ring), and the mills along the sides
+/// of the rings with their count.
+const fn ring_lines(
+    first_ring: u8,
+    last_ring: u8,
+) -> (u32, [Bitboard; Square::COUNT], [Bitboard; 16], usize) {
+    let mut points = 0u32;
+    let mut adjacent = [Bitboard::EMPTY; Square::COUNT];
+    let mut mills = [Bitboard::EMPTY; 16];
+    let mut mill_count = 0;
+    let mut ring = first_ring;
+    while ring <= last_ring {
+        let mut pos = 0u8;
+        while pos < 8 {
+            let sq = Square::from_ring(ring, pos).index();
+            points |= 1 << sq;
+            // Neighbours along the ring.
+            let mut adj = (1u32 << Square::from_ring(ring, pos + 1).index())
+                | (1u32 << Square::from_ring(ring, pos + 7).index());
+            // Neighbours along the cross lines, at side midpoints.
+            if pos % 2 == 1 {
+                if ring > first_ring {
+                    adj |= 1 << Square::from_ring(ring - 1, pos).index();
+                }
+                if ring < last_ring {
+                    adj |= 1 << Square::from_ring(ring + 1, pos).index();
+                }
+            }
+            adjacent[sq] = Bitboard(adj);
+            // One mill per side of the ring: corner, midpoint, next corner.
+            if pos.is_multiple_of(2) {
+                let m = (1u32 << sq)
+                    | (1 << Square::from_ring(ring, pos + 1).index())
+                    | (1 << Square::from_ring(ring, pos + 2).index());
+                mills[mill_count] = Bitboard(m);
+                mill_count += 1;
+            }
+            pos += 1;
+        }
+        ring += 1;
+    }
+    (points, adjacent, mills, mill_count)
+}
+
+/// Appends the mills along the four cross lines (on the 24-point board only: the
+/// 16-point board's short cross lines form no mill).
+const fn add_cross_mills(
+    first_ring: u8,
+    last_ring: u8,
+    mills: &mut [Bitboard; 16],
+    mill_count: &mut usize,
+) {
+    let mut pos = 1u8;
+    while pos < 8 {
+        let mut m = 0u32;
+        let mut r = first_ring;
+        while r <= last_ring {
+            m |= 1 << Square::from_ring(r, pos).index();
+            r += 1;
+        }
+        mills[*mill_count] = Bitboard(m);
+        *mill_count += 1;
+        pos += 2;
+    }
+}
+
+/// The (at most two) mills through each point, a missing one [`NO_MILL`].
+const fn mills_through_table(
+    mills: &[Bitboard; 16],
+    mill_count: usize,
+) -> [[Bitboard; 2]; Square::COUNT] {
+    let mut mills_through = [[NO_MILL; 2]; Square::COUNT];
+    let mut i = 0;
+    while i < mill_count {
+        let mut bits = mills[i].0;
+        while bits != 0 {
+            let sq = bits.trailing_zeros() as usize;
+            if mills_through[sq][0].0 == NO_MILL.0 {
+                mills_through[sq][0] = mills[i];
+            } else {
+                mills_through[sq][1] = mills[i];
+            }
+            bits &= bits - 1;
+        }
+        i += 1;
+    }
+    mills_through
+}
+
+/// `[ring][byte]`: the union of the neighbours of the men that `byte` places on `ring`.
+const fn neighbour_table(adjacent: &[Bitboard; Square::COUNT]) -> [[Bitboard; 256]; 3] {
+    let mut neighbours = [[Bitboard::EMPTY; 256]; 3];
+    let mut r = 0;
+    while r < 3 {
+        let mut byte = 1;
+        while byte < 256 {
+            // The set `byte` is the set `byte & (byte - 1)` plus its lowest point.
+            let low = (byte as u32).trailing_zeros() as usize;
+            neighbours[r][byte] =
+                Bitboard(neighbours[r][byte & (byte - 1)].0 | adjacent[r * 8 + low].0);
+            byte += 1;
+        }
+        r += 1;
+    }
+    neighbours
+}
+
+/// `[s][sq]`: the image of square `sq` under symmetry `s`, which rotates by `s & 3`
+/// quarter turns after reflecting (bit 2) and swapping the inner and outer ring (bit 3).
+/// Squares off the board stay fixed.
+const fn symmetry_table(first_ring: u8, last_ring: u8) -> [[u8; Square::COUNT]; SYMMETRY_COUNT] {
+    let mut symmetries = [[0u8; Square::COUNT]; SYMMETRY_COUNT];
+    let mut s = 0;
+    while s < SYMMETRY_COUNT {
+        let rot = (s & 3) as u8;
+        let reflect = (s >> 2) & 1 == 1;
+        let swap = (s >> 3) & 1 == 1;
+        let mut sq = 0;
+        while sq < Square::COUNT {
+            let ring = (sq / 8) as u8;
+            let pos = (sq % 8) as u8;
+            if ring < first_ring {
+                symmetries[s][sq] = sq as u8; // not on this board: fixed
+            } else {
+                let r2 = if swap {
+                    first_ring + last_ring - ring
+                } else {
+                    ring
+                };
+                let p1 = if reflect { (10 - pos) % 8 } else { pos };
+                let p2 = (p1 + 2 * rot) % 8;
+                symmetries[s][sq] = Square::from_ring(r2, p2).index() as u8;
+            }
+            sq += 1;
+        }
+        s += 1;
+    }
+    symmetries
+}
+
+/// `[s]`: the symmetry that undoes symmetry `s`.
+const fn inverse_table(symmetries: &[[u8; Square::COUNT]; SYMMETRY_COUNT]) -> [u8; SYMMETRY_COUNT] {
+    let mut inverse = [0u8; SYMMETRY_COUNT];
+    let mut s = 0;
+    while s < SYMMETRY_COUNT {
+        let mut t = 0;
+        while t < SYMMETRY_COUNT {
+            let mut undoes = true;
+            let mut sq = 0;
+            while sq < Square::COUNT {
+                if symmetries[t][symmetries[s][sq] as usize] as usize != sq {
+                    undoes = false;
+                }
+                sq += 1;
+            }
+            if undoes {
+                inverse[s] = t as u8;
+            }
+            t += 1;
+        }
+        s += 1;
+    }
+    inverse
+}
+
 /// Byte tables of the symmetries (see `Board::symmetry_bytes`).
 type SymmetryBytes = Box<[[[u32; 256]; 3]; SYMMETRY_COUNT]>;
 
@@ -139,139 +305,19 @@ impl Board {
         }
     }
 
+    /// The tables of `kind`, computed at compile time from the ring geometry, one table
+    /// per stage below.
     const fn build(kind: BoardKind) -> Board {
         let (first_ring, cross_mills) = match kind {
             BoardKind::TwentyFour => (0u8, true),
             BoardKind::Sixteen => (1u8, false),
         };
         let last_ring = 2u8;
-        let mut points = 0u32;
-        let mut adjacent = [Bitboard::EMPTY; Square::COUNT];
-        let mut mills = [Bitboard::EMPTY; 16];
-        let mut mill_count = 0;
-        let mut mills_through = [[NO_MILL; 2]; Square::COUNT];
-
-        let mut ring = first_ring;
-        while ring <= last_ring {
-            let mut pos = 0u8;
-            while pos < 8 {
-                let sq = Square::from_ring(ring, pos).index();
-                points |= 1 << sq;
-                // Neighbours along the ring.
-                let mut adj = (1u32 << Square::from_ring(ring, pos + 1).index())
-                    | (1u32 << Square::from_ring(ring, pos + 7).index());
-                // Neighbours along the cross lines, at side midpoints.
-                if pos % 2 == 1 {
-                    if ring > first_ring {
-                        adj |= 1 << Square::from_ring(ring - 1, pos).index();
-                    }
-                    if ring < last_ring {
-                        adj |= 1 << Square::from_ring(ring + 1, pos).index();
-                    }
-                }
-                adjacent[sq] = Bitboard(adj);
-                // One mill per side of the ring: corner, midpoint, next corner.
-                if pos.is_multiple_of(2) {
-                    let m = (1u32 << sq)
-                        | (1 << Square::from_ring(ring, pos + 1).index())
-                        | (1 << Square::from_ring(ring, pos + 2).index());
-                    mills[mill_count] = Bitboard(m);
-                    mill_count += 1;
-                }
-                pos += 1;
-            }
-            ring += 1;
-        }
+        let (points, adjacent, mut mills, mut mill_count) = ring_lines(first_ring, last_ring);
         if cross_mills {
-            let mut pos = 1u8;
-            while pos < 8 {
-                let mut m = 0u32;
-                let mut r = first_ring;
-                while r <= last_ring {
-                    m |= 1 << Square::from_ring(r, pos).index();
-                    r += 1;
-                }
-                mills[mill_count] = Bitboard(m);
-                mill_count += 1;
-                pos += 2;
-            }
+            add_cross_mills(first_ring, last_ring, &mut mills, &mut mill_count);
         }
-        let mut i = 0;
-        while i < mill_count {
-            let mut bits = mills[i].0;
-            while bits != 0 {
-                let sq = bits.trailing_zeros() as usize;
-                if mills_through[sq][0].0 == NO_MILL.0 {
-                    mills_through[sq][0] = mills[i];
-                } else {
-                    mills_through[sq][1] = mills[i];
-                }
-                bits &= bits - 1;
-            }
-            i += 1;
-        }
-
-        let mut neighbours = [[Bitboard::EMPTY; 256]; 3];
-        let mut r = 0;
-        while r < 3 {
-            let mut byte = 1;
-            while byte < 256 {
-                // The set `byte` is the set `byte & (byte - 1)` plus its lowest point.
-                let low = (byte as u32).trailing_zeros() as usize;
-                neighbours[r][byte] =
-                    Bitboard(neighbours[r][byte & (byte - 1)].0 | adjacent[r * 8 + low].0);
-                byte += 1;
-            }
-            r += 1;
-        }
-
-        let mut symmetries = [[0u8; Square::COUNT]; SYMMETRY_COUNT];
-        let mut s = 0;
-        while s < SYMMETRY_COUNT {
-            let rot = (s & 3) as u8;
-            let reflect = (s >> 2) & 1 == 1;
-            let swap = (s >> 3) & 1 == 1;
-            let mut sq = 0;
-            while sq < Square::COUNT {
-                let ring = (sq / 8) as u8;
-                let pos = (sq % 8) as u8;
-                if ring < first_ring {
-                    symmetries[s][sq] = sq as u8; // not on this board: fixed
-                } else {
-                    let r2 = if swap {
-                        first_ring + last_ring - ring
-                    } else {
-                        ring
-                    };
-                    let p1 = if reflect { (10 - pos) % 8 } else { pos };
-                    let p2 = (p1 + 2 * rot) % 8;
-                    symmetries[s][sq] = Square::from_ring(r2, p2).index() as u8;
-                }
-                sq += 1;
-            }
-            s += 1;
-        }
-        let mut inverse = [0u8; SYMMETRY_COUNT];
-        let mut s = 0;
-        while s < SYMMETRY_COUNT {
-            let mut t = 0;
-            while t < SYMMETRY_COUNT {
-                let mut undoes = true;
-                let mut sq = 0;
-                while sq < Square::COUNT {
-                    if symmetries[t][symmetries[s][sq] as usize] as usize != sq {
-                        undoes = false;
-                    }
-                    sq += 1;
-                }
-                if undoes {
-                    inverse[s] = t as u8;
-                }
-                t += 1;
-            }
-            s += 1;
-        }
-
+        let symmetries = symmetry_table(first_ring, last_ring);
         Board {
             kind,
             first_ring,
@@ -280,10 +326,10 @@ impl Board {
             adjacent,
             mills,
             mill_count,
-            mills_through,
-            neighbours,
+            mills_through: mills_through_table(&mills, mill_count),
+            neighbours: neighbour_table(&adjacent),
             symmetries,
-            inverse,
+            inverse: inverse_table(&symmetries),
         }
     }
 
