@@ -8,6 +8,7 @@
 use ndarray::{Array2, ArrayView1, ArrayViewMut2};
 
 use crate::encoding::{ActionSpace, encode_position, input_len};
+use crate::moves::Move;
 use crate::position::{Position, SetupError};
 use crate::status::Status;
 use crate::variant::Rules;
@@ -189,48 +190,81 @@ impl BatchSim {
                 got: actions.len(),
             });
         }
-        let mut moves = Vec::with_capacity(actions.len());
-        for (game, (&action, pos)) in actions.iter().zip(&self.positions).enumerate() {
-            let illegal = |mv: String, reason: String| BatchError::IllegalAction {
-                game,
-                action,
-                mv,
-                reason,
-            };
-            let mv = self.actions.decode(action).ok_or_else(|| {
-                illegal(
-                    "-".into(),
-                    format!("not a move of the {}-action space", self.actions.len()),
-                )
-            })?;
-            pos.check_move(&self.rules, mv)
-                .map_err(|e| illegal(mv.to_string(), e.reason))?;
-            moves.push(mv);
-        }
-        let mut finished = Vec::new();
-        for (game, mv) in moves.into_iter().enumerate() {
-            let pos = &mut self.positions[game];
-            pos.play_unchecked(&self.rules, mv);
-            self.plies[game] += 1;
-            let history = &mut self.history[game];
-            if Position::is_irreversible(mv) {
-                history.clear();
-            }
-            let key = pos.key();
-            let occurrences = 1 + history.iter().filter(|&&k| k == key).count() as u32;
-            history.push(key);
-            let status = pos.status(&self.rules, occurrences);
-            self.occurrences[game] = occurrences;
-            if status.is_over() {
-                finished.push(Finished {
-                    game,
-                    status,
-                    plies: self.plies[game],
-                });
-                self.restart(game);
-            }
-        }
+        let moves = actions
+            .iter()
+            .enumerate()
+            .map(|(game, &action)| self.check(game, action))
+            .collect::<Result<Vec<Move>, BatchError>>()?;
+        let finished = moves
+            .into_iter()
+            .enumerate()
+            .filter_map(|(game, mv)| self.play(game, mv))
+            .collect();
         Ok(finished)
+    }
+
+    /// Plays `action` in game `game` alone, the others standing still: for callers whose
+    /// games move at different times (self-play, where each game's search ends when it
+    /// ends). A game that ends is restarted and returned.
+    ///
+    /// # Errors
+    /// [`BatchError::NoSuchGame`] or [`BatchError::IllegalAction`]; nothing changes then.
+    pub fn step_one(&mut self, game: usize, action: usize) -> Result<Option<Finished>, BatchError> {
+        if game >= self.len() {
+            return Err(BatchError::NoSuchGame {
+                game,
+                len: self.len(),
+            });
+        }
+        let mv = self.check(game, action)?;
+        Ok(self.play(game, mv))
+    }
+
+    /// The move of `action` in game `game`, if it is legal there.
+    fn check(&self, game: usize, action: usize) -> Result<Move, BatchError> {
+        let illegal = |mv: String, reason: String| BatchError::IllegalAction {
+            game,
+            action,
+            mv,
+            reason,
+        };
+        let mv = self.actions.decode(action).ok_or_else(|| {
+            illegal(
+                "-".into(),
+                format!("not a move of the {}-action space", self.actions.len()),
+            )
+        })?;
+        self.positions[game]
+            .check_move(&self.rules, mv)
+            .map_err(|e| illegal(mv.to_string(), e.reason))?;
+        Ok(mv)
+    }
+
+    /// Plays a checked move in `game`, counts the new position's occurrences since the
+    /// last irreversible move, and restarts the game when it ends.
+    fn play(&mut self, game: usize, mv: Move) -> Option<Finished> {
+        let pos = &mut self.positions[game];
+        pos.play_unchecked(&self.rules, mv);
+        self.plies[game] += 1;
+        let history = &mut self.history[game];
+        if Position::is_irreversible(mv) {
+            history.clear();
+        }
+        let key = pos.key();
+        let occurrences = 1 + history.iter().filter(|&&k| k == key).count() as u32;
+        history.push(key);
+        let status = pos.status(&self.rules, occurrences);
+        self.occurrences[game] = occurrences;
+        if !status.is_over() {
+            return None;
+        }
+        let plies = self.plies[game];
+        self.restart(game);
+        Some(Finished {
+            game,
+            status,
+            plies,
+        })
     }
 
     /// Writes every game's input features (`[games, input_len]`) and legal-action mask

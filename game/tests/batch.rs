@@ -152,3 +152,49 @@ fn a_start_position_already_decided_is_refused() {
         Err(BatchError::StartIsOver(_))
     ));
 }
+
+#[test]
+fn games_stepped_one_at_a_time_agree_with_single_games() {
+    for rules in common::rule_sets() {
+        let games = 8;
+        let mut sim = BatchSim::new(rules, games);
+        let mut singles: Vec<Game> = (0..games).map(|_| Game::new(rules)).collect();
+        let space = ActionSpace::new(&rules);
+        let mut rng = Pcg64Mcg::seed_from_u64(12);
+        let mut finished_total = 0;
+        for _ in 0..4000 {
+            // A random game moves; the others stand still, as in self-play.
+            let i = rng.random_range(0..games);
+            let legal = singles[i].legal_moves();
+            let action = space.index(legal[rng.random_range(0..legal.len())]);
+            let ended = sim.step_one(i, action).unwrap();
+            singles[i].play(space.decode(action).unwrap()).unwrap();
+            if singles[i].status().is_over() {
+                let f = ended.expect("a finished game is reported");
+                assert_eq!((f.game, f.status), (i, singles[i].status()));
+                assert_eq!(f.plies as usize, singles[i].ply());
+                singles[i] = Game::new(rules);
+                finished_total += 1;
+            } else {
+                assert!(ended.is_none());
+            }
+            for (j, g) in singles.iter().enumerate() {
+                assert_eq!(sim.positions()[j], *g.position(), "game {j}");
+                assert_eq!(sim.occurrences()[j], g.occurrences(), "game {j}");
+                assert_eq!(sim.plies()[j] as usize, g.ply(), "game {j}");
+            }
+        }
+        assert!(finished_total > 0, "{rules}: some games ended");
+        let mut mask = vec![false; space.len()];
+        space.legal_mask(&rules, &sim.positions()[0], &mut mask);
+        if let Some(a) = mask.iter().position(|&legal| !legal) {
+            let before = sim.positions()[0];
+            assert!(sim.step_one(0, a).is_err());
+            assert_eq!(sim.positions()[0], before, "a refused step changes nothing");
+        }
+        assert!(matches!(
+            sim.step_one(games, 0),
+            Err(BatchError::NoSuchGame { .. })
+        ));
+    }
+}

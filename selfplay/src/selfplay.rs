@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
-use kvarn_game::{ENCODING_VERSION, Game, Rules, Status};
+use kvarn_game::{BatchError, BatchSim, ENCODING_VERSION, Game, Rules, Status};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -93,6 +93,14 @@ impl SelfPlayStats {
     pub fn network_share(&self) -> f64 {
         self.network_time.as_secs_f64() / self.thread_time.as_secs_f64().max(1e-9)
     }
+    /// Counts a finished game.
+    fn record(&mut self, game: &PlayedGame) {
+        self.games += 1;
+        self.positions += game.samples.len() as u64;
+        self.plies += u64::from(game.plies);
+        self.results[(1 - game.result) as usize] += 1;
+    }
+
     fn add(&mut self, o: &SelfPlayStats) {
         self.games += o.games;
         self.positions += o.positions;
@@ -133,19 +141,14 @@ pub enum SelfPlayError {
     /// A shard could not be written.
     #[error(transparent)]
     Shard(#[from] ShardError),
+    /// The simulator refused a move the search chose (a bug: searches choose legal moves).
+    #[error("the game simulator refused the search's move: {0}")]
+    Simulator(#[from] BatchError),
 }
 
 /// The random generator of game `index` of a run.
 pub fn game_rng(seed: u64, index: u64) -> Pcg64Mcg {
     Pcg64Mcg::seed_from_u64(kvarn_game::seeds::derive(seed, 0, index))
-}
-
-struct Slot {
-    index: u64,
-    search: GameSearch,
-    rng: Pcg64Mcg,
-    samples: Vec<Sample>,
-    full: bool,
 }
 
 /// Plays the job's games; returns what happened and, when no shard folder is given, the
@@ -202,6 +205,38 @@ pub fn run<E: Evaluator + Clone + Send>(
     Ok((stats, games))
 }
 
+/// A game in flight: its index in the run, its search, its generator and its samples so
+/// far. Its position lives in the thread's [`BatchSim`], in the slot of the same number.
+struct Slot {
+    index: u64,
+    search: GameSearch,
+    rng: Pcg64Mcg,
+    samples: Vec<Sample>,
+    full: bool,
+}
+
+/// What one thread plays: the games it keeps in flight as one [`BatchSim`] (which steps,
+/// counts repetitions for and restarts them), a search per game, and the network batch
+/// their leaves share.
+struct Worker<'a, E> {
+    job: &'a SelfPlayJob,
+    ctx: &'a SearchContext,
+    evaluator: &'a mut E,
+    sim: BatchSim,
+    slots: Vec<Option<Slot>>,
+    cache: EvalCache,
+    stats: SelfPlayStats,
+    /// Slot of each row of the batch waiting for the network.
+    waiting: Vec<usize>,
+    features: Vec<f32>,
+    logits: Vec<f32>,
+    wdl: Vec<f32>,
+    finished: Vec<PlayedGame>,
+    kept: Vec<PlayedGame>,
+    next_game: u64,
+    step: u64,
+}
+
 fn worker<E: Evaluator>(
     job: &SelfPlayJob,
     ctx: &SearchContext,
@@ -211,100 +246,138 @@ fn worker<E: Evaluator>(
     progress: Option<&ProgressBar>,
 ) -> Result<(SelfPlayStats, Vec<PlayedGame>), SelfPlayError> {
     let began = Instant::now();
-    let input = ctx.input_len();
-    let actions = ctx.actions.len();
-    let cfg = &job.selfplay;
-    let mut stats = SelfPlayStats::default();
-    let mut cache = EvalCache::new(job.search.cache_entries);
-    let mut next_game = thread as u64;
-    let mut slots: Vec<Option<Slot>> = (0..cfg.games_per_thread).map(|_| None).collect();
-    let mut features = vec![0f32; cfg.games_per_thread * input];
-    let (mut logits, mut wdl) = (Vec::new(), Vec::new());
-    let mut waiting = Vec::with_capacity(cfg.games_per_thread);
-    let mut finished: Vec<PlayedGame> = Vec::new();
-    let mut kept: Vec<PlayedGame> = Vec::new();
+    let slots = job.selfplay.games_per_thread;
+    let mut w = Worker {
+        job,
+        ctx,
+        evaluator,
+        sim: BatchSim::new(job.rules, slots),
+        slots: (0..slots).map(|_| None).collect(),
+        cache: EvalCache::new(job.search.cache_entries),
+        stats: SelfPlayStats::default(),
+        waiting: Vec::with_capacity(slots),
+        features: vec![0f32; slots * ctx.input_len()],
+        logits: Vec::new(),
+        wdl: Vec::new(),
+        finished: Vec::new(),
+        kept: Vec::new(),
+        next_game: thread as u64,
+        step: threads as u64,
+    };
     loop {
-        for slot in slots.iter_mut() {
-            while next_game < job.games && job.skip.contains(&next_game) {
-                next_game += threads as u64;
-            }
-            if slot.is_none() && next_game < job.games {
-                let mut s = Slot {
-                    index: next_game,
-                    search: GameSearch::new(Game::new(job.rules)),
-                    rng: game_rng(job.seed, next_game),
-                    samples: Vec::new(),
-                    full: true,
-                };
-                start_search(&job.search, cfg, &mut s);
-                *slot = Some(s);
-                next_game += threads as u64;
-            }
-        }
-        if slots.iter().all(Option::is_none) {
+        w.fill_slots()?;
+        if w.slots.iter().all(Option::is_none) {
             break;
         }
-        waiting.clear();
-        for (i, slot) in slots.iter_mut().enumerate() {
-            let Some(s) = slot.as_mut() else { continue };
-            let row = waiting.len();
+        w.advance_searches(progress)?;
+        w.evaluate_waiting();
+        if w.finished.len() >= job.selfplay.games_per_shard {
+            flush(job, &mut w.finished, &mut w.kept, &mut w.stats)?;
+        }
+    }
+    if !w.finished.is_empty() {
+        flush(job, &mut w.finished, &mut w.kept, &mut w.stats)?;
+    }
+    w.stats.cache_hits = w.cache.hits;
+    w.stats.cache_misses = w.cache.misses;
+    w.stats.thread_time = began.elapsed();
+    Ok((w.stats, w.kept))
+}
+
+impl<E: Evaluator> Worker<'_, E> {
+    /// Starts the thread's next unplayed games in the empty slots, from the simulator's
+    /// start position.
+    fn fill_slots(&mut self) -> Result<(), SelfPlayError> {
+        for i in 0..self.slots.len() {
+            while self.next_game < self.job.games && self.job.skip.contains(&self.next_game) {
+                self.next_game += self.step;
+            }
+            if self.slots[i].is_some() || self.next_game >= self.job.games {
+                continue;
+            }
+            self.sim.reset(i)?;
+            let mut s = Slot {
+                index: self.next_game,
+                search: GameSearch::new(Game::new(self.job.rules)),
+                rng: game_rng(self.job.seed, self.next_game),
+                samples: Vec::new(),
+                full: true,
+            };
+            start_search(&self.job.search, &self.job.selfplay, &mut s);
+            self.slots[i] = Some(s);
+            self.next_game += self.step;
+        }
+        Ok(())
+    }
+
+    /// Runs each game's search until it needs the network (its features join the batch)
+    /// or completes (its move is played, and a finished game leaves its slot).
+    fn advance_searches(&mut self, progress: Option<&ProgressBar>) -> Result<(), SelfPlayError> {
+        self.waiting.clear();
+        let input = self.ctx.input_len();
+        for i in 0..self.slots.len() {
+            let Some(s) = self.slots[i].as_mut() else {
+                continue;
+            };
+            let row = self.waiting.len();
+            let features = &mut self.features[row * input..(row + 1) * input];
             loop {
-                match s.search.advance(
-                    ctx,
-                    &mut cache,
-                    &mut s.rng,
-                    &mut features[row * input..(row + 1) * input],
-                ) {
+                match s
+                    .search
+                    .advance(self.ctx, &mut self.cache, &mut s.rng, features)
+                {
                     Advance::NeedsEval => {
-                        waiting.push(i);
+                        self.waiting.push(i);
                         break;
                     }
                     Advance::Complete => {
-                        if let Some(game) = finish_move(ctx, cfg, s) {
-                            stats.games += 1;
-                            stats.positions += game.samples.len() as u64;
-                            stats.plies += u64::from(game.plies);
-                            stats.results[(1 - game.result) as usize] += 1;
-                            finished.push(game);
-                            *slot = None;
-                            if let Some(p) = progress {
-                                p.inc(1);
-                            }
-                            break;
+                        let Some(game) =
+                            finish_move(self.ctx, &self.job.selfplay, s, &mut self.sim, i)?
+                        else {
+                            continue;
+                        };
+                        self.stats.record(&game);
+                        self.finished.push(game);
+                        self.slots[i] = None;
+                        if let Some(p) = progress {
+                            p.inc(1);
                         }
+                        break;
                     }
                 }
             }
         }
-        if !waiting.is_empty() {
-            let n = waiting.len();
-            let t = Instant::now();
-            evaluator.evaluate(&features[..n * input], n, &mut logits, &mut wdl);
-            stats.network_time += t.elapsed();
-            stats.batches += 1;
-            stats.evaluations += n as u64;
-            for (row, &i) in waiting.iter().enumerate() {
-                let s = slots[i].as_mut().expect("a waiting slot");
-                let v = [wdl[row * 3], wdl[row * 3 + 1], wdl[row * 3 + 2]];
-                s.search.supply(
-                    ctx,
-                    &mut cache,
-                    &logits[row * actions..(row + 1) * actions],
-                    v,
-                );
-            }
+        Ok(())
+    }
+
+    /// Evaluates the waiting leaves in one network batch and hands each its result.
+    fn evaluate_waiting(&mut self) {
+        let n = self.waiting.len();
+        if n == 0 {
+            return;
         }
-        if finished.len() >= cfg.games_per_shard {
-            flush(job, &mut finished, &mut kept, &mut stats)?;
+        let (input, actions) = (self.ctx.input_len(), self.ctx.actions.len());
+        let t = Instant::now();
+        self.evaluator.evaluate(
+            &self.features[..n * input],
+            n,
+            &mut self.logits,
+            &mut self.wdl,
+        );
+        self.stats.network_time += t.elapsed();
+        self.stats.batches += 1;
+        self.stats.evaluations += n as u64;
+        for (row, &i) in self.waiting.iter().enumerate() {
+            let s = self.slots[i].as_mut().expect("a waiting slot");
+            let v = [
+                self.wdl[row * 3],
+                self.wdl[row * 3 + 1],
+                self.wdl[row * 3 + 2],
+            ];
+            let logits = &self.logits[row * actions..(row + 1) * actions];
+            s.search.supply(self.ctx, &mut self.cache, logits, v);
         }
     }
-    if !finished.is_empty() {
-        flush(job, &mut finished, &mut kept, &mut stats)?;
-    }
-    stats.cache_hits = cache.hits;
-    stats.cache_misses = cache.misses;
-    stats.thread_time = began.elapsed();
-    Ok((stats, kept))
 }
 
 fn start_search(search: &SearchConfig, cfg: &SelfPlayConfig, s: &mut Slot) {
@@ -318,42 +391,58 @@ fn start_search(search: &SearchConfig, cfg: &SelfPlayConfig, s: &mut Slot) {
     s.search.start(sims, s.full);
 }
 
-/// Records the finished search, plays its move, and either starts the next search or
-/// returns the finished game.
-fn finish_move(ctx: &SearchContext, cfg: &SelfPlayConfig, s: &mut Slot) -> Option<PlayedGame> {
-    let ply = s.search.game.ply() as u32;
+/// Records the finished search, plays its move in the simulator (slot `i`) and in the
+/// search's tree, and either starts the next search or returns the finished game.
+fn finish_move(
+    ctx: &SearchContext,
+    cfg: &SelfPlayConfig,
+    s: &mut Slot,
+    sim: &mut BatchSim,
+    i: usize,
+) -> Result<Option<PlayedGame>, SelfPlayError> {
+    let ply = sim.plies()[i];
     let temperature = if ctx.config.root == RootSearch::Puct && ply < ctx.config.temperature_plies {
         ctx.config.temperature
     } else {
         0.0
     };
     let result = s.search.result(ctx, temperature, &mut s.rng);
-    let game = &s.search.game;
+    debug_assert_eq!(s.search.game.position().key(), sim.positions()[i].key());
     s.samples.push(Sample {
-        position: *game.position(),
-        occurrences: game.occurrences().min(255) as u8,
+        position: sim.positions()[i],
+        occurrences: sim.occurrences()[i].min(255) as u8,
         full_search: s.full,
         result: 0,
         search_wdl: result.wdl,
         policy: result.policy,
     });
+    let ended = sim.step_one(i, result.action)?;
     s.search.play(ctx, result.action, ctx.config.reuse_tree);
-    let status = s.search.status();
-    let plies = s.search.game.ply() as u32;
-    let white = match status {
-        Status::Ongoing if plies < cfg.max_plies => {
+    let (white, plies) = match ended {
+        Some(f) => (white_score(f.status), f.plies),
+        None if sim.plies()[i] < cfg.max_plies => {
             start_search(&ctx.config, cfg, s);
-            return None;
+            return Ok(None);
         }
-        Status::Ongoing | Status::Draw { .. } => 0,
-        Status::Win { winner, .. } => {
-            if winner == kvarn_game::Color::White {
-                1
-            } else {
-                -1
-            }
-        }
+        None => (0, sim.plies()[i]),
     };
+    Ok(Some(finished_game(s, white, plies)))
+}
+
+/// The result for White of a finished game: +1, 0 or −1.
+fn white_score(status: Status) -> i8 {
+    match status {
+        Status::Win {
+            winner: kvarn_game::Color::White,
+            ..
+        } => 1,
+        Status::Win { .. } => -1,
+        Status::Ongoing | Status::Draw { .. } => 0,
+    }
+}
+
+/// The slot's game, each sample given the result from its mover's view.
+fn finished_game(s: &mut Slot, white: i8, plies: u32) -> PlayedGame {
     let mut samples = std::mem::take(&mut s.samples);
     for sample in &mut samples {
         sample.result = if sample.position.side_to_move() == kvarn_game::Color::White {
@@ -362,12 +451,12 @@ fn finish_move(ctx: &SearchContext, cfg: &SelfPlayConfig, s: &mut Slot) -> Optio
             -white
         };
     }
-    Some(PlayedGame {
+    PlayedGame {
         index: s.index,
         result: white,
         plies,
         samples,
-    })
+    }
 }
 
 fn flush(
