@@ -243,8 +243,7 @@ impl Agent for PerfectAgent {
     fn new_game(&mut self) -> Result<(), EvalError> {
         // A new sequence each game, so that games against the same opponent differ.
         self.games += 1;
-        self.rng =
-            Pcg64Mcg::seed_from_u64(self.seed ^ self.games.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        self.rng = Pcg64Mcg::seed_from_u64(kvarn_game::seeds::derive(self.seed, 0, self.games));
         Ok(())
     }
 

@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use kvarn_game::seeds::derive;
 use kvarn_game::{Color, Game, Move, Rules, Status};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -185,12 +186,9 @@ pub fn run_match(
         .into_par_iter()
         .map(|i| -> Result<Played, EvalError> {
             let opening = &lines[i / 2];
-            let game_seed = cfg
-                .seed
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .wrapping_add(i as u64);
-            let mut a = a_factory.build(cfg.rules, game_seed)?;
-            let mut b = b_factory.build(cfg.rules, game_seed ^ 0x5555)?;
+            // Each agent of each game its own stream, whatever the other games.
+            let mut a = a_factory.build(cfg.rules, derive(cfg.seed, 0, i as u64))?;
+            let mut b = b_factory.build(cfg.rules, derive(cfg.seed, 1, i as u64))?;
             let a_white = i % 2 == 0;
             let (white_spec, black_spec) = if a_white {
                 (&a_name, &b_name)
