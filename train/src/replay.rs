@@ -1,7 +1,7 @@
 //! The replay window: the samples of the most recent self-play shards, and mini-batches
 //! drawn from them with a random board symmetry applied to each sample.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use kvarn_game::{ActionSpace, Rules, SYMMETRY_COUNT, encoding};
 use kvarn_selfplay::{Sample, ShardError, read_shard};
@@ -72,26 +72,28 @@ impl ReplayWindow {
         }
     }
 
-    /// The samples of `shards` (oldest first), keeping the newest `max_samples`.
+    /// The samples of `generations` (each one generation's shards, oldest generation
+    /// first), keeping the newest `max_samples`. Within a generation the games are taken
+    /// in the order of their index, whatever shards they were written in, so that the
+    /// window does not depend on how games were grouped (a resumed self-play groups them
+    /// differently).
     ///
     /// # Errors
     /// A shard is damaged or of other rules.
     pub fn load(
         rules: Rules,
-        shards: &[PathBuf],
+        generations: &[Vec<PathBuf>],
         max_samples: usize,
     ) -> Result<ReplayWindow, ReplayError> {
         let mut w = ReplayWindow::new(rules);
-        for path in shards {
-            let (header, samples) = read_shard(path)?;
-            if header.rules != rules {
-                return Err(ReplayError::Rules {
-                    path: path.display().to_string(),
-                    found: header.rules,
-                    expected: rules,
-                });
+        for shards in generations {
+            let mut games = Vec::new();
+            for path in shards {
+                games.extend(games_of_shard(rules, path)?);
             }
-            w.samples.extend(samples);
+            games.sort_by_key(|(index, _)| *index);
+            w.samples
+                .extend(games.into_iter().flat_map(|(_, samples)| samples));
         }
         if w.samples.len() > max_samples {
             let cut = w.samples.len() - max_samples;
@@ -195,4 +197,23 @@ impl ReplayWindow {
         }
         b
     }
+}
+
+/// The games of one shard: each game's index and its samples.
+fn games_of_shard(rules: Rules, path: &Path) -> Result<Vec<(u64, Vec<Sample>)>, ReplayError> {
+    let (header, samples) = read_shard(path)?;
+    if header.rules != rules {
+        return Err(ReplayError::Rules {
+            path: path.display().to_string(),
+            found: header.rules,
+            expected: rules,
+        });
+    }
+    let mut rest = samples.into_iter();
+    let games = header
+        .game_list
+        .iter()
+        .map(|g| (g.index, rest.by_ref().take(g.samples as usize).collect()))
+        .collect();
+    Ok(games)
 }

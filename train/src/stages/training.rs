@@ -47,16 +47,15 @@ pub fn window(config: &RunConfig, dir: &RunDir, g: u32) -> Result<ReplayWindow, 
     let first = g
         .saturating_sub(config.train.window_generations.saturating_sub(1))
         .max(1);
-    let mut shards = Vec::new();
-    for h in first..=g {
-        shards.extend(
+    let generations = (first..=g)
+        .map(|h| {
             dir.shard_files(h)
-                .map_err(|e| RunError::io(&dir.shards(h), e))?,
-        );
-    }
+                .map_err(|e| RunError::io(&dir.shards(h), e))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(ReplayWindow::load(
         config.rules,
-        &shards,
+        &generations,
         config.train.window_samples,
     )?)
 }
