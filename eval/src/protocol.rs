@@ -16,15 +16,20 @@
 //! ```
 //!
 //! Moves use the notation of `kvarn-game`. A `go` with no limit uses the Depth, MoveTime
-//! and Nodes options (by default 1000 ms). Errors are answered with `info string error: ...`
-//! and the engine goes on.
+//! and Nodes options (by default 1000 ms); with all three 0 ("no limit") it is
+//! `go infinite`: it searches until `stop`, and any command but `isready` stops it.
+//! Errors, lines that are not UTF-8 included, are answered with `info string error: ...`
+//! and the engine goes on. See [`serve`] for the order in which commands are carried out
+//! and what the end of the input does.
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kvarn_game::{Color, Game, Position, Rules, Variant};
 
@@ -111,19 +116,155 @@ struct Running {
     handle: JoinHandle<Engine>,
 }
 
+/// The longest line read whole; a longer one is answered with an error and skipped.
+pub const MAX_LINE: usize = 16 << 20;
+
+/// What the reader thread hands to the session: input is read as bytes, so that a line
+/// that is not UTF-8 is answered rather than fatal.
+enum Input {
+    /// One line, without its end.
+    Line(Vec<u8>),
+    /// A line longer than [`MAX_LINE`] bytes (its length), skipped.
+    TooLong(usize),
+    /// The end of the input.
+    End,
+    /// Reading the input failed.
+    Failed(io::Error),
+}
+
+/// Reads one line of bytes into `buf` (at most [`MAX_LINE`] of them, the rest skipped);
+/// returns its whole length, or `None` at the end of the input.
+fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> io::Result<Option<usize>> {
+    let mut total = 0usize;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok((total > 0).then_some(total));
+        }
+        let (take, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        let keep = take.min(MAX_LINE.saturating_sub(buf.len()));
+        buf.extend_from_slice(&available[..keep]);
+        total = total.saturating_add(take);
+        input.consume(take);
+        if done {
+            return Ok(Some(total));
+        }
+    }
+}
+
+/// The lines of the input, read ahead by a thread of their own so that `isready` and
+/// `stop` are seen while a command waits for a search, and the lines that arrived
+/// meanwhile, kept in order.
+struct Inbox {
+    rx: Receiver<Input>,
+    queued: VecDeque<Input>,
+    /// When the end of the input (or a failure to read it) was queued: from then on,
+    /// nothing can come to stop a search, so waits are bounded by [`CLOSED_WAIT`].
+    closed_at: Option<Instant>,
+}
+
+/// How long after the end of its input the session may still wait for searches before it
+/// stops them, so that a script's commands are carried out in order but nothing hangs.
+pub const CLOSED_WAIT: Duration = Duration::from_secs(5);
+
+impl Inbox {
+    fn start<R: BufRead + Send + 'static>(mut input: R) -> Inbox {
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                let item = match read_line(&mut input, &mut buf) {
+                    Ok(None) => Input::End,
+                    Ok(Some(n)) if n > MAX_LINE => Input::TooLong(n),
+                    Ok(Some(_)) => {
+                        while buf.last().is_some_and(|b| matches!(b, b'\n' | b'\r')) {
+                            buf.pop();
+                        }
+                        Input::Line(std::mem::take(&mut buf))
+                    }
+                    Err(e) => Input::Failed(e),
+                };
+                let last = matches!(item, Input::End | Input::Failed(_));
+                if tx.send(item).is_err() || last {
+                    break;
+                }
+            }
+        });
+        Inbox {
+            rx,
+            queued: VecDeque::new(),
+            closed_at: None,
+        }
+    }
+
+    /// The next input in order: a queued one first.
+    fn next(&mut self) -> Input {
+        self.queued
+            .pop_front()
+            .unwrap_or_else(|| self.rx.recv().unwrap_or(Input::End))
+    }
+}
+
+/// The first word of a line, where the line is UTF-8.
+fn first_word(bytes: &[u8]) -> Option<&str> {
+    std::str::from_utf8(bytes).ok()?.split_whitespace().next()
+}
+
 /// Serves the protocol from `input` to `output` until `quit` or the end of the input,
 /// starting with `rules` (which `setoption` may change).
 ///
+/// Commands are carried out in order; a command that comes while a limited search runs
+/// waits for it to end, but `isready` is answered at once and `stop` stops the search at
+/// once, whatever waits. `quit`, and the end of the input, stop any search and end the
+/// session when they are reached: in a script, each search that another command follows
+/// runs to its limit, but once the input has ended, searches that commands wait for are
+/// stopped [`CLOSED_WAIT`] after that end, so that the session always ends. A line that is not UTF-8, or longer than
+/// [`MAX_LINE`] bytes, is answered with `info string error: ...` and skipped.
+///
 /// # Errors
 /// When reading the input fails.
-pub fn serve<R: BufRead, W: Write + Send + 'static>(
+pub fn serve<R: BufRead + Send + 'static, W: Write + Send + 'static>(
     rules: Rules,
     input: R,
     output: W,
 ) -> io::Result<()> {
     let mut server = Server::new(rules, output);
-    for line in input.lines() {
-        let line = line?;
+    let mut inbox = Inbox::start(input);
+    loop {
+        let bytes = match inbox.next() {
+            Input::Line(bytes) => bytes,
+            Input::TooLong(n) => {
+                server.send(&format!(
+                    "info string error: a line of {n} bytes is longer than {MAX_LINE}; ignored"
+                ));
+                continue;
+            }
+            Input::End => {
+                server.finish(true);
+                return Ok(());
+            }
+            Input::Failed(e) => {
+                server.finish(true);
+                return Err(e);
+            }
+        };
+        let line = match std::str::from_utf8(&bytes) {
+            Ok(line) => line,
+            Err(e) => {
+                server.send(&format!(
+                    "info string error: a line that is not UTF-8 ({e}); ignored"
+                ));
+                continue;
+            }
+        };
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some(&command) = words.first() else {
             continue;
@@ -143,14 +284,12 @@ pub fn serve<R: BufRead, W: Write + Send + 'static>(
                 server.finish(true);
                 return Ok(());
             }
-            _ => server.finish(false),
+            _ => server.wait(&mut inbox),
         }
         if let Err(e) = server.command(command, &words) {
             server.send(&format!("info string error: {e}"));
         }
     }
-    server.finish(false);
-    Ok(())
 }
 
 /// The state of a protocol session between commands, with one method per command so
@@ -190,6 +329,47 @@ impl<W: Write + Send + 'static> Server<W> {
             match r.handle.join() {
                 Ok(e) => self.engine = Some(e),
                 Err(_) => self.engine = None,
+            }
+        }
+    }
+
+    /// Waits for a running limited search to end before the next command (an infinite
+    /// one is stopped), reading on meanwhile: `isready` is answered and `stop` stops the
+    /// search at once, other lines wait their turn. Once the input has ended, the search
+    /// is stopped [`CLOSED_WAIT`] after that end.
+    fn wait(&mut self, inbox: &mut Inbox) {
+        loop {
+            let Some(running) = self.running.as_ref() else {
+                return;
+            };
+            let closed_long_ago = inbox.closed_at.is_some_and(|t| t.elapsed() >= CLOSED_WAIT);
+            if running.infinite || closed_long_ago || running.handle.is_finished() {
+                self.finish(closed_long_ago);
+                return;
+            }
+            if inbox.closed_at.is_some() {
+                std::thread::sleep(Duration::from_millis(2));
+                continue;
+            }
+            let item = match inbox.rx.recv_timeout(Duration::from_millis(2)) {
+                Ok(item) => item,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => Input::End,
+            };
+            match item {
+                Input::Line(bytes) => match first_word(&bytes) {
+                    Some("isready") => self.send("readyok"),
+                    Some("stop") => {
+                        self.finish(true);
+                        return;
+                    }
+                    _ => inbox.queued.push_back(Input::Line(bytes)),
+                },
+                Input::TooLong(n) => inbox.queued.push_back(Input::TooLong(n)),
+                end @ (Input::End | Input::Failed(_)) => {
+                    inbox.closed_at = Some(Instant::now());
+                    inbox.queued.push_back(end);
+                }
             }
         }
     }
@@ -519,5 +699,7 @@ fn parse_go(
             limits.movetime = Some(Duration::from_millis(budget.clamp(10, time.max(10))));
         }
     }
+    // No limit at all (`MoveTime`, `Depth` and `Nodes` set to 0) is `go infinite`.
+    infinite |= limits == Limits::default();
     Ok((limits, infinite))
 }

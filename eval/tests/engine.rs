@@ -411,3 +411,115 @@ fn threads_search_within_a_node_limit() {
     assert!(info.depth >= 6);
     g.check_move(info.pv[0]).unwrap();
 }
+
+/// Runs `serve` on `input` in a thread; returns its output once it ends, or `None` when
+/// it has not ended within `limit`.
+fn serve_within(input: Vec<u8>, limit: Duration) -> Option<(std::io::Result<()>, String)> {
+    let out = Shared::default();
+    let out2 = out.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let result =
+            kvarn_eval::protocol::serve(Rules::new(Variant::Nine), Cursor::new(input), out2);
+        let _ = tx.send(result);
+    });
+    let result = rx.recv_timeout(limit).ok()?;
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    Some((result, text))
+}
+
+#[test]
+fn a_line_of_invalid_utf8_is_answered_and_the_engine_goes_on() {
+    let input =
+        b"isready\n\xff\xfe go\nposition startpos moves d6\xc3\ngo depth 1\nisready\nquit\n";
+    let (result, text) = serve_within(input.to_vec(), Duration::from_secs(20)).expect("ends");
+    result.expect("a bad line is not fatal");
+    assert_eq!(text.matches("readyok").count(), 2, "{text}");
+    assert_eq!(text.matches("not UTF-8").count(), 2, "{text}");
+    assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
+}
+
+#[test]
+fn the_end_of_the_input_stops_a_search_and_ends_the_session() {
+    for script in [
+        "go depth 99999\n",
+        "position startpos\ngo depth 99999\nisready\nposition startpos moves d6\n",
+        "setoption name MoveTime value 0\ngo\n",
+        "setoption name MoveTime value 0\ngo\nposition startpos\ngo\n",
+        "go depth 99999\r\nucinewgame\n\nquit \n",
+    ] {
+        let t = Instant::now();
+        let (result, text) = serve_within(script.into(), Duration::from_secs(15))
+            .unwrap_or_else(|| panic!("{script:?} did not end within 15 s"));
+        result.unwrap();
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "{script:?}: {:?}",
+            t.elapsed()
+        );
+        assert!(
+            text.lines().all(|l| !l.contains("error")),
+            "{script:?}: {text}"
+        );
+    }
+    // A script that ends in `quit` has each search that another command follows run to
+    // its limit.
+    let (_, text) = serve_within(
+        "go depth 3\nposition startpos moves d6\ngo depth 3\nucinewgame\nquit\n".into(),
+        Duration::from_secs(30),
+    )
+    .expect("ends");
+    assert_eq!(text.matches("info depth 3 ").count(), 2, "{text}");
+    assert_eq!(text.matches("bestmove").count(), 2, "{text}");
+}
+
+#[test]
+fn movetime_zero_is_no_limit_and_stop_ends_it() {
+    let mut d = Driver::start(Rules::new(Variant::Nine));
+    d.send("setoption name MoveTime value 0");
+    d.send("position startpos moves d6 d2");
+    d.send("go");
+    std::thread::sleep(Duration::from_millis(150));
+    assert!(
+        !d.lines().iter().any(|l| l.starts_with("bestmove")),
+        "no limit: searches until stop: {:?}",
+        d.lines()
+    );
+    d.send("isready");
+    d.wait("readyok", 1);
+    d.send("stop");
+    assert_ne!(d.wait("bestmove", 1), "bestmove (none)");
+    // Like `go infinite`, another command stops it rather than waiting forever.
+    d.send("go");
+    d.send("position startpos moves d6");
+    d.send("isready");
+    d.wait("readyok", 2);
+    d.wait("bestmove", 2);
+    d.send("setoption name MoveTime value 50");
+    d.send("go");
+    d.wait("bestmove", 3);
+    d.quit();
+}
+
+#[test]
+fn isready_is_answered_while_a_command_waits_for_a_search() {
+    let mut d = Driver::start(Rules::new(Variant::Nine));
+    d.send("position startpos");
+    d.send("go depth 99999");
+    // `position` waits for the search; `isready` behind it is answered meanwhile.
+    d.send("position startpos moves d6");
+    d.send("isready");
+    d.wait("readyok", 1);
+    assert!(!d.lines().iter().any(|l| l.starts_with("bestmove")));
+    d.send("stop");
+    d.wait("bestmove", 1);
+    // The waiting `position` was carried out after the search: d6 is taken.
+    d.send("go depth 1");
+    let best = d.wait("bestmove", 2);
+    assert_ne!(best, "bestmove d6", "{:?}", d.lines());
+    d.send("position startpos moves d6 d6");
+    d.send("isready");
+    d.wait("readyok", 2);
+    assert!(d.lines().iter().any(|l| l.contains("d6 is occupied")));
+    d.quit();
+}

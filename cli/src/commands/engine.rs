@@ -11,10 +11,11 @@ pub struct EngineArgs {
     rules: RulesArgs,
 }
 
-/// Runs the protocol until `quit` or the end of the input.
+/// Runs the protocol until `quit` or the end of the input (which stops any search).
 pub fn run(args: &EngineArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
-    let stdin = std::io::stdin();
-    kvarn_eval::protocol::serve(rules, stdin.lock(), std::io::stdout())?;
+    // Read by a thread of the protocol's own (the lock on stdin cannot move there).
+    let stdin = std::io::BufReader::new(std::io::stdin());
+    kvarn_eval::protocol::serve(rules, stdin, std::io::stdout())?;
     Ok(())
 }
