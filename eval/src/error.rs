@@ -58,6 +58,15 @@ pub enum EvalError {
     /// Solver databases that cannot be opened, read, trusted or written.
     #[error(transparent)]
     Database(#[from] crate::solver::db::DbError),
+    /// A benchmark set (of `kvarn bench-set`) that cannot be written or read, or one of
+    /// its positions.
+    #[error("benchmark set {path}: {reason}")]
+    BenchmarkSet {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A game record file that cannot be written or read.
     #[error("game records {path}: {reason}")]
     Records {

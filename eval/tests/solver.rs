@@ -301,3 +301,27 @@ fn benchmark_sets_balance_round_trip_and_score_agents() {
     assert_eq!(all.estimated, 0, "random players estimate nothing");
     assert!(all.blunders > 0);
 }
+
+#[test]
+fn a_bad_benchmark_set_is_named_as_one() {
+    use kvarn_eval::records::{FORMAT, Header, VERSION, write_records};
+    use kvarn_eval::solver::benchmark::read_set;
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let e = read_set(&empty).unwrap_err().to_string();
+    assert!(e.starts_with("benchmark set "), "{e}");
+    assert!(e.contains("empty"), "{e}");
+    // Match records are not a benchmark set, and are not called game records here.
+    let records = dir.path().join("games.jsonl");
+    let header = Header {
+        format: FORMAT.into(),
+        version: VERSION,
+        rules: Rules::new(Variant::Five),
+        description: String::new(),
+    };
+    write_records(&records, &header, &[]).unwrap();
+    let e = read_set(&records).unwrap_err().to_string();
+    assert!(e.starts_with("benchmark set "), "{e}");
+    assert!(!e.contains("game records"), "{e}");
+}

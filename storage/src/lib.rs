@@ -92,6 +92,9 @@ pub fn read_jsonl<H: serde::de::DeserializeOwned, R: serde::de::DeserializeOwned
         crc32: String,
     }
     let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
+    if text.is_empty() {
+        return Err("the file is empty (0 bytes): it was cut short or never written".into());
+    }
     let body_end = text
         .trim_end_matches('\n')
         .rfind('\n')
@@ -242,6 +245,15 @@ pub fn split_container<'a, H: serde::de::DeserializeOwned>(
         path: name.clone(),
         reason: reason.to_string(),
     };
+    // An empty file, or one that stops inside the magic bytes, is cut short rather than
+    // of another kind.
+    if bytes.len() < magic.len() && magic.starts_with(bytes) {
+        return Err(damaged(&if bytes.is_empty() {
+            "empty (0 bytes), cut short or never written".to_string()
+        } else {
+            format!("cut short after {} bytes", bytes.len())
+        }));
+    }
     if bytes.len() < 8 || &bytes[..8] != magic {
         return Err(ContainerError::WrongKind {
             path: name,
@@ -341,5 +353,24 @@ mod tests {
         let err =
             parse_container::<Vec<u32>>(&path, &good, b"OTHER\0\0\0", "other", 3).unwrap_err();
         assert!(err.to_string().contains("not a other file"), "{err}");
+    }
+
+    #[test]
+    fn empty_and_cut_files_are_called_so_not_of_another_kind() {
+        let path = Path::new("x.bin");
+        let err = parse_container::<Vec<u32>>(path, b"", MAGIC, "test", 3).unwrap_err();
+        assert!(matches!(err, ContainerError::Damaged { .. }), "{err}");
+        assert!(err.to_string().contains("empty"), "{err}");
+        assert!(!err.to_string().contains("magic"), "{err}");
+        let err = parse_container::<Vec<u32>>(path, b"KVT", MAGIC, "test", 3).unwrap_err();
+        assert!(err.to_string().contains("cut short after 3 bytes"), "{err}");
+        let err = parse_container::<Vec<u32>>(path, b"XY", MAGIC, "test", 3).unwrap_err();
+        assert!(matches!(err, ContainerError::WrongKind { .. }), "{err}");
+
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty.jsonl");
+        fs::write(&empty, "").unwrap();
+        let err = read_jsonl::<u32, u32>(&empty).unwrap_err();
+        assert!(err.contains("empty"), "{err}");
     }
 }

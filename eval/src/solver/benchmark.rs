@@ -168,14 +168,14 @@ pub fn sample(solver: &Solver, n: usize, seed: u64) -> Vec<BenchPosition> {
 /// Writes a benchmark set.
 ///
 /// # Errors
-/// [`EvalError::Records`] when the file cannot be written.
+/// [`EvalError::BenchmarkSet`] when the file cannot be written.
 pub fn write_set(path: &Path, rules: &Rules, set: &[BenchPosition]) -> Result<(), EvalError> {
     let header = BenchHeader {
         format: FORMAT.into(),
         version: VERSION,
         rules: *rules,
     };
-    write_jsonl(path, &header, set).map_err(|e| EvalError::Records {
+    write_jsonl(path, &header, set).map_err(|e| EvalError::BenchmarkSet {
         path: path.display().to_string(),
         reason: e.to_string(),
     })
@@ -184,9 +184,9 @@ pub fn write_set(path: &Path, rules: &Rules, set: &[BenchPosition]) -> Result<()
 /// Reads a benchmark set, refusing a damaged file or one of another format or version.
 ///
 /// # Errors
-/// [`EvalError::Records`] saying what is wrong.
+/// [`EvalError::BenchmarkSet`] saying what is wrong.
 pub fn read_set(path: &Path) -> Result<(Rules, Vec<BenchPosition>), EvalError> {
-    let err = |reason: String| EvalError::Records {
+    let err = |reason: String| EvalError::BenchmarkSet {
         path: path.display().to_string(),
         reason,
     };
@@ -256,13 +256,14 @@ pub fn score(
 ) -> Result<BTreeMap<Option<Phase>, PhaseScore>, EvalError> {
     let mut out: BTreeMap<Option<Phase>, PhaseScore> = BTreeMap::new();
     for b in set {
-        let pos =
-            Position::from_position_string(rules, &b.position).map_err(|e| EvalError::Records {
-                path: "benchmark set".into(),
+        let pos = Position::from_position_string(rules, &b.position).map_err(|e| {
+            EvalError::BenchmarkSet {
+                path: format!("position {}", b.position),
                 reason: e.to_string(),
-            })?;
-        let game = Game::from_position(*rules, pos).map_err(|e| EvalError::Records {
-            path: "benchmark set".into(),
+            }
+        })?;
+        let game = Game::from_position(*rules, pos).map_err(|e| EvalError::BenchmarkSet {
+            path: format!("position {}", b.position),
             reason: e.to_string(),
         })?;
         agent.new_game()?;
