@@ -481,7 +481,7 @@ fn train_runs_resumes_extends_and_refuses_bad_configurations_by_key() {
         "{out}"
     );
     let manifest = kvarn_train::Manifest::read(&run_dir).unwrap();
-    assert_eq!(manifest.generations_done, 2);
+    assert_eq!(manifest.generations_done(), 2);
     // The trained model plays matches and is scored on the run's benchmark set.
     let net = format!("net:model={},simulations=8", run_dir.model(2).display());
     let records = dir.path().join("games.jsonl");

@@ -1,6 +1,7 @@
-//! Training checkpoints: the network, the optimiser state and the step count in one file
-//! (a Kvarn container, magic `KVCKPT01`, written atomically), so that a killed run goes
-//! on from its last checkpoint with the same optimiser state.
+//! Training checkpoints: the network, the optimiser state, the step count and the
+//! generation's running losses in one file (a Kvarn container, magic `KVCKPT01`, written
+//! atomically), so that a killed run goes on from its last checkpoint with the same
+//! optimiser state and reports the same mean losses as an uninterrupted one.
 
 use std::path::Path;
 
@@ -15,7 +16,22 @@ use crate::trainer::Trainer;
 /// Magic bytes of a checkpoint.
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"KVCKPT01";
 /// Version of the checkpoint layout.
-pub const CHECKPOINT_VERSION: u32 = 1;
+pub const CHECKPOINT_VERSION: u32 = 2;
+
+/// The training of one generation so far: what its figures are made of.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainingProgress {
+    /// The generation being trained.
+    pub generation: u32,
+    /// Sum of the policy losses of its steps.
+    pub policy_sum: f64,
+    /// Sum of the value losses of its steps.
+    pub value_sum: f64,
+    /// Steps taken.
+    pub steps: u64,
+    /// Seconds spent taking them (over every process that trained it).
+    pub seconds: f64,
+}
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -23,6 +39,7 @@ struct Header {
     step: u64,
     model_bytes: u64,
     provenance: Provenance,
+    progress: TrainingProgress,
 }
 
 /// Why a checkpoint could not be written or read.
@@ -51,6 +68,7 @@ pub enum CheckpointError {
 pub fn save(
     trainer: &Trainer,
     provenance: &Provenance,
+    progress: &TrainingProgress,
     path: &Path,
 ) -> Result<(), CheckpointError> {
     let invalid = |reason: String| CheckpointError::Invalid {
@@ -63,6 +81,7 @@ pub fn save(
         step: trainer.step,
         model_bytes: model.len() as u64,
         provenance: provenance.clone(),
+        progress: *progress,
     };
     let mut payload = model;
     payload.extend_from_slice(&optimizer);
@@ -84,7 +103,7 @@ pub fn load(
     path: &Path,
     config: TrainConfig,
     device: &Device,
-) -> Result<(Trainer, Provenance), CheckpointError> {
+) -> Result<(Trainer, Provenance, TrainingProgress), CheckpointError> {
     let invalid = |reason: String| CheckpointError::Invalid {
         path: path.display().to_string(),
         reason,
@@ -106,5 +125,5 @@ pub fn load(
         .load_optimizer(optimizer.to_vec())
         .map_err(invalid)?;
     trainer.step = header.step;
-    Ok((trainer, header.provenance))
+    Ok((trainer, header.provenance, header.progress))
 }

@@ -17,6 +17,20 @@ pub enum RunError {
     /// A new run was asked for in a folder that holds one.
     #[error("{} already holds a run: resume it with --resume, or choose another folder", .0.display())]
     AlreadyARun(PathBuf),
+    /// A new run was asked for in a folder that holds other files.
+    #[error("{} holds files but no run: start a new run in an empty or new folder", .0.display())]
+    NotEmpty(PathBuf),
+    /// Another process works on the run.
+    #[error("{} is in use by another kvarn ({holder}); wait for it to end, or stop it", dir.display())]
+    Locked {
+        /// The run folder.
+        dir: PathBuf,
+        /// What the lock file says of its holder.
+        holder: String,
+    },
+    /// A resume that cannot reproduce the uninterrupted run, not allowed.
+    #[error("{0}; resume with --inexact to go on anyway (the manifest records it)")]
+    Inexact(String),
     /// The configured device is not built in.
     #[error(transparent)]
     Device(#[from] DeviceUnavailable),

@@ -1,9 +1,13 @@
 //! The manifest of a run (`manifest.json`): which generations are done, which model plays
-//! self-play, and each generation's figures, with a format name and a version so that a
-//! file of another layout is refused by name.
+//! self-play, and each generation's figures. It is written atomically as JSON Lines (the
+//! run's state on the first line, a generation per line, a CRC-32 last) with a format name
+//! and a version, and read back only when its checksum and its own arithmetic hold, so
+//! that neither damage nor an edit can make a run believe something false of itself.
+
+use std::path::PathBuf;
 
 use kvarn_eval::elo::Tally;
-use kvarn_storage::write_atomically;
+use kvarn_storage::{read_jsonl, write_jsonl};
 use serde::{Deserialize, Serialize};
 
 use crate::error::RunError;
@@ -16,9 +20,18 @@ pub const MANIFEST_FORMAT: &str = "kvarn-run";
 pub const MANIFEST_VERSION: u32 = 3;
 
 /// What `manifest.json` holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    /// The run's state.
+    pub state: RunState,
+    /// The figures of the generations done.
+    pub history: Vec<GenerationRecord>,
+}
+
+/// The first line of the manifest: where the run stands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Manifest {
+pub struct RunState {
     /// Always [`MANIFEST_FORMAT`].
     pub format: String,
     /// Layout version.
@@ -27,28 +40,68 @@ pub struct Manifest {
     pub generations_done: u32,
     /// The generation whose model plays self-play (the last promoted one).
     pub selfplay_model: u32,
-    /// Their figures.
-    pub history: Vec<GenerationRecord>,
+    /// The folder the run started in: relative paths of its configuration are read from
+    /// there, whichever folder it is resumed from.
+    pub working_dir: PathBuf,
+    /// The self-play figures of the generation under way, once its self-play is done (a
+    /// generation resumed after it reports them rather than a rate of nothing).
+    pub selfplay_done: Option<SelfPlayDone>,
+    /// Resumes that could not reproduce the uninterrupted run, and why.
+    pub inexact_resumes: Vec<InexactResume>,
+}
+
+/// Self-play figures kept for the generation under way.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SelfPlayDone {
+    /// The generation.
+    pub generation: u32,
+    /// Its figures.
+    pub figures: SelfPlayFigures,
+}
+
+/// A resume that went on without everything an exact one needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InexactResume {
+    /// The generation it resumed in.
+    pub generation: u32,
+    /// What was missing.
+    pub reason: String,
 }
 
 impl Manifest {
-    /// The manifest of a run that has done nothing yet.
-    pub fn new() -> Manifest {
+    /// The manifest of a run that has done nothing yet, started in `working_dir`.
+    pub fn new(working_dir: PathBuf) -> Manifest {
         Manifest {
-            format: MANIFEST_FORMAT.into(),
-            version: MANIFEST_VERSION,
-            generations_done: 0,
-            selfplay_model: 0,
+            state: RunState {
+                format: MANIFEST_FORMAT.into(),
+                version: MANIFEST_VERSION,
+                generations_done: 0,
+                selfplay_model: 0,
+                working_dir,
+                selfplay_done: None,
+                inexact_resumes: Vec::new(),
+            },
             history: Vec::new(),
         }
     }
 
+    /// Generations finished.
+    pub fn generations_done(&self) -> u32 {
+        self.state.generations_done
+    }
+
+    /// The generation whose model plays self-play.
+    pub fn selfplay_model(&self) -> u32 {
+        self.state.selfplay_model
+    }
+
     /// Adds a finished generation.
     pub fn push(&mut self, record: GenerationRecord) {
-        self.generations_done = record.generation;
+        self.state.generations_done = record.generation;
         if record.promoted {
-            self.selfplay_model = record.generation;
+            self.state.selfplay_model = record.generation;
         }
+        self.state.selfplay_done = None;
         self.history.push(record);
     }
 
@@ -58,8 +111,7 @@ impl Manifest {
     /// The file cannot be written.
     pub fn write(&self, dir: &RunDir) -> Result<(), RunError> {
         let path = dir.manifest();
-        let bytes = serde_json::to_vec_pretty(self).map_err(|e| RunError::manifest(&path, e))?;
-        write_atomically(&path, &bytes).map_err(|e| RunError::io(&path, e))
+        write_jsonl(&path, &self.state, &self.history).map_err(|e| RunError::io(&path, e))
     }
 
     /// Reads the manifest of `dir`.
@@ -68,24 +120,53 @@ impl Manifest {
     /// Missing, unreadable, or of another format or version.
     pub fn read(dir: &RunDir) -> Result<Manifest, RunError> {
         let path = dir.manifest();
-        let text = std::fs::read_to_string(&path).map_err(|e| RunError::io(&path, e))?;
-        let m: Manifest = serde_json::from_str(&text).map_err(|e| RunError::manifest(&path, e))?;
-        if m.format != MANIFEST_FORMAT || m.version != MANIFEST_VERSION {
+        if !path.exists() {
+            let reason = "missing: the folder holds no run (start one with --config)";
+            return Err(RunError::manifest(&path, reason));
+        }
+        let (state, history): (RunState, Vec<GenerationRecord>) =
+            read_jsonl(&path).map_err(|e| RunError::manifest(&path, e))?;
+        if state.format != MANIFEST_FORMAT || state.version != MANIFEST_VERSION {
             return Err(RunError::manifest(
                 &path,
                 format!(
                     "format {} version {}; this Kvarn reads {MANIFEST_FORMAT} version {MANIFEST_VERSION}",
-                    m.format, m.version
+                    state.format, state.version
                 ),
             ));
         }
+        let m = Manifest { state, history };
+        m.check()
+            .map_err(|reason| RunError::manifest(&path, reason))?;
         Ok(m)
     }
-}
 
-impl Default for Manifest {
-    fn default() -> Manifest {
-        Manifest::new()
+    /// Whether the manifest agrees with itself: a record per generation done, in order,
+    /// and the self-play model the last promoted one.
+    fn check(&self) -> Result<(), String> {
+        let s = &self.state;
+        if self.history.len() != s.generations_done as usize {
+            return Err(format!(
+                "says {} generations done but holds {} records",
+                s.generations_done,
+                self.history.len()
+            ));
+        }
+        if let Some(r) = (1..).zip(&self.history).find(|(g, r)| r.generation != *g) {
+            return Err(format!(
+                "record {} is of generation {}",
+                r.0, r.1.generation
+            ));
+        }
+        let promoted = self.history.iter().rev().find(|r| r.promoted);
+        let champion = promoted.map_or(0, |r| r.generation);
+        if s.selfplay_model != champion {
+            return Err(format!(
+                "names generation {} as the self-play model; the last promoted is {champion}",
+                s.selfplay_model
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -178,8 +259,11 @@ pub enum Opponent {
 pub struct MatchResult {
     /// The opponent.
     pub opponent: Opponent,
-    /// Wins, draws and losses of the new model.
+    /// Wins, draws and losses of the new model, in the games played to the end.
     pub tally: Tally,
+    /// Games that could not be played (an agent failed), with the reason: not in the
+    /// tally, and never silently.
+    pub failures: Vec<String>,
 }
 
 /// The network on the solver benchmark set.

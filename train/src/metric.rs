@@ -37,6 +37,8 @@ pub enum Metric {
     Draws(Opponent),
     /// Games lost against an opponent.
     Losses(Opponent),
+    /// Games against an opponent that could not be played (an agent failed).
+    Failed(Opponent),
     /// Share of benchmark positions whose exact outcome the search named.
     SolverValueAccuracy,
     /// Share of won or drawn benchmark positions where the chosen move kept the value.
@@ -97,6 +99,7 @@ impl Metric {
             Metric::Wins(o) => format!("eval/wins_vs_{}", o.slug()),
             Metric::Draws(o) => format!("eval/draws_vs_{}", o.slug()),
             Metric::Losses(o) => format!("eval/losses_vs_{}", o.slug()),
+            Metric::Failed(o) => format!("eval/failed_vs_{}", o.slug()),
             Metric::SolverValueAccuracy => "solver/value_accuracy".into(),
             Metric::SolverValueKeeping => "solver/value_keeping_moves".into(),
             Metric::SolverBlunders => "solver/blunders".into(),
@@ -119,6 +122,7 @@ impl Metric {
             Metric::Wins(o) => format!("wins vs {}", o.label()),
             Metric::Draws(o) => format!("draws vs {}", o.label()),
             Metric::Losses(o) => format!("losses vs {}", o.label()),
+            Metric::Failed(o) => format!("failed games vs {}", o.label()),
             Metric::SolverValueAccuracy => "solver value accuracy".into(),
             Metric::SolverValueKeeping => "solver value-keeping moves".into(),
             Metric::SolverBlunders => "solver blunders".into(),
@@ -129,7 +133,9 @@ impl Metric {
     pub fn format(&self) -> Format {
         match self {
             Metric::Step | Metric::WindowSamples => Format::Count,
-            Metric::Wins(_) | Metric::Draws(_) | Metric::Losses(_) => Format::Count,
+            Metric::Wins(_) | Metric::Draws(_) | Metric::Losses(_) | Metric::Failed(_) => {
+                Format::Count
+            }
             Metric::Promoted => Format::YesNo,
             Metric::Seconds | Metric::Elo(_) => Format::Fixed(1),
             Metric::SelfPlayPositionsPerSecond => Format::Fixed(0),
@@ -159,6 +165,12 @@ impl Metric {
             Metric::Wins(o) => record.result_vs(o).map(|t| f64::from(t.wins)),
             Metric::Draws(o) => record.result_vs(o).map(|t| f64::from(t.draws)),
             Metric::Losses(o) => record.result_vs(o).map(|t| f64::from(t.losses)),
+            Metric::Failed(o) => record
+                .evaluation
+                .matches
+                .iter()
+                .find(|m| &m.opponent == o)
+                .map(|m| m.failures.len() as f64),
             Metric::SolverValueAccuracy => solver.and_then(|s| s.value_accuracy),
             Metric::SolverValueKeeping => solver.map(|s| s.value_keeping),
             Metric::SolverBlunders => solver.map(|s| s.blunders),
@@ -206,7 +218,7 @@ pub fn metrics_of(config: &RunConfig) -> Vec<Metric> {
         Metric::LossValue,
     ];
     for o in opponents(config) {
-        out.extend([Metric::Score(o), Metric::Elo(o)]);
+        out.extend([Metric::Score(o), Metric::Elo(o), Metric::Failed(o)]);
         if o == Opponent::Perfect {
             out.extend([Metric::Wins(o), Metric::Draws(o), Metric::Losses(o)]);
         }

@@ -93,7 +93,7 @@ pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
         config.run.games_per_generation,
         config.train.steps_per_generation,
         config.train.batch_size,
-        manifest.generations_done,
+        manifest.generations_done(),
         config.run.generations,
         manifest.history.iter().map(|r| r.seconds).sum::<f64>() / 60.0,
     );
@@ -113,6 +113,30 @@ pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
         }
         out.push('\n');
     }
+    for r in &manifest.history {
+        for m in r
+            .evaluation
+            .matches
+            .iter()
+            .filter(|m| !m.failures.is_empty())
+        {
+            let _ = writeln!(
+                out,
+                "\n**Generation {}: {} games against {} failed** and are not in its score; the first: {}",
+                r.generation,
+                m.failures.len(),
+                m.opponent.label(),
+                m.failures[0]
+            );
+        }
+    }
+    for resume in &manifest.state.inexact_resumes {
+        let _ = writeln!(
+            out,
+            "\n**Inexact resume in generation {}**: {}",
+            resume.generation, resume.reason
+        );
+    }
     out.push_str(
         "\nScores are the network's share of points (a draw is half). `strength.svg` plots them by generation; `summary.csv` holds every figure; `tensorboard --logdir tb` shows them with the losses by step.\n",
     );
@@ -124,6 +148,19 @@ pub fn terminal_line(config: &RunConfig, r: &GenerationRecord) -> String {
     let mut parts = Vec::new();
     for c in columns(config) {
         parts.push(format!("{} {}", c.label(), c.text(r)));
+    }
+    for m in r
+        .evaluation
+        .matches
+        .iter()
+        .filter(|m| !m.failures.is_empty())
+    {
+        parts.push(format!(
+            "FAILED: {} games vs {} ({})",
+            m.failures.len(),
+            m.opponent.label(),
+            m.failures[0]
+        ));
     }
     if r.result_vs(&Opponent::Previous).is_some() {
         parts.push(

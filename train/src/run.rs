@@ -7,17 +7,19 @@
 //! drawn from generators seeded by step, so the resumed steps are the ones the killed run
 //! would have taken), and the evaluation is simply made again.
 
+use std::path::Path;
 use std::time::Instant;
 
 use indicatif::ProgressBar;
 use kvarn_eval::solver::benchmark::BenchPosition;
+use kvarn_eval::solver::db::Databases;
 use kvarn_model::burn::tensor::Device;
 use kvarn_model::{Network, Provenance, file};
 use kvarn_storage::write_atomically;
 
-use crate::checkpoint;
+use crate::checkpoint::{self, TrainingProgress};
 use crate::error::RunError;
-use crate::manifest::{GenerationRecord, Manifest, Opponent, SelfPlayFigures};
+use crate::manifest::{GenerationRecord, Manifest, Opponent, SelfPlayDone, SelfPlayFigures};
 use crate::metric::metrics_of;
 use crate::metrics::Metrics;
 use crate::report;
@@ -28,16 +30,26 @@ use crate::stages::selfplay::{self, SelfPlayStage};
 use crate::stages::training::{self, Trained, TrainingStage};
 use crate::trainer::Trainer;
 
-/// Starts a run in `dir` (which must not hold one), writing the initial model, the
-/// configuration and an empty manifest.
+/// Starts a run in `dir`, which must be missing or empty (a folder with an old run's
+/// files but no manifest is refused rather than mixed into the new run), writing the
+/// initial model, the configuration and an empty manifest. Databases the configuration
+/// names and will not build are checked before anything is written.
 ///
 /// # Errors
-/// The folder holds a run already, or cannot be written.
+/// The folder holds a run or other files, the databases cannot be opened, or the folder
+/// cannot be written.
 pub fn start(config: &RunConfig, config_text: &str, dir: &RunDir) -> Result<(), RunError> {
     if dir.holds_run() {
         return Err(RunError::AlreadyARun(dir.root().to_path_buf()));
     }
+    if std::fs::read_dir(dir.root()).is_ok_and(|mut d| d.next().is_some()) {
+        return Err(RunError::NotEmpty(dir.root().to_path_buf()));
+    }
+    if let (Some(db), false) = (&config.solver.db, config.solver.build_if_missing) {
+        Databases::open(db, config.rules).map_err(RunError::Solver)?;
+    }
     std::fs::create_dir_all(dir.root()).map_err(|e| RunError::io(dir.root(), e))?;
+    let _lock = dir.lock()?;
     let device = config.device.device()?;
     device.seed(config.seed);
     let network = Network::new(config.rules, config.network.clone(), &device)?;
@@ -48,68 +60,96 @@ pub fn start(config: &RunConfig, config_text: &str, dir: &RunDir) -> Result<(), 
     file::save(&network, &provenance, &dir.model(0))?;
     let cfg_path = dir.config();
     write_atomically(&cfg_path, config_text.as_bytes()).map_err(|e| RunError::io(&cfg_path, e))?;
-    Manifest::new().write(dir)
+    let here = std::env::current_dir().map_err(|e| RunError::io(Path::new("."), e))?;
+    Manifest::new(here).write(dir)
+}
+
+/// How [`run`] goes on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Stop (after a checkpoint) once training reaches this many optimiser steps in all;
+    /// a later call goes on from there.
+    pub max_steps: Option<u64>,
+    /// Go on where an exact resume is impossible (the checkpoint or games of the replay
+    /// window are gone), recording it in the manifest; refused otherwise.
+    pub allow_inexact: bool,
 }
 
 /// What every generation of a run shares.
 struct Run<'a> {
-    config: &'a RunConfig,
+    config: RunConfig,
     dir: &'a RunDir,
     device: Device,
     bench_set: Option<Vec<BenchPosition>>,
     metrics: Metrics,
     trainer: Trainer,
+    /// The checkpoint's account of training so far.
+    trained: TrainingProgress,
     progress: Option<&'a ProgressBar>,
 }
 
 /// Runs generations until the configuration's count is reached, resuming from what `dir`
-/// holds; `on_generation` sees each finished generation and `progress`, when given,
-/// shows the stage and its rate. With `max_steps`, it stops (after a checkpoint) once
-/// training reaches that many optimiser steps in all, and a later call goes on from there.
+/// holds, with the folder locked against any other process; `on_generation` sees each
+/// finished generation and `progress`, when given, shows the stage and its rate.
 ///
 /// # Errors
-/// A file cannot be read or written, or a stage fails.
+/// Another process holds the run, a resume cannot be exact (unless allowed), a file
+/// cannot be read or written, or a stage fails.
 pub fn run(
     config: &RunConfig,
     dir: &RunDir,
-    max_steps: Option<u64>,
+    options: RunOptions,
     progress: Option<&ProgressBar>,
     mut on_generation: impl FnMut(&GenerationRecord),
 ) -> Result<Manifest, RunError> {
+    let _lock = dir.lock()?;
     let mut manifest = Manifest::read(dir)?;
-    let mut run = Run::open(config, dir, &manifest, progress)?;
-    while manifest.generations_done < config.run.generations {
-        let Some(record) = run.generation(&manifest, max_steps)? else {
+    let mut run = Run::open(config, dir, &mut manifest, options, progress)?;
+    while manifest.generations_done() < config.run.generations {
+        let Some(record) = run.generation(&mut manifest, options.max_steps)? else {
             return Ok(manifest);
         };
-        log_generation(&mut run.metrics, config, &record);
+        log_generation(&mut run.metrics, &run.config, &record);
         manifest.push(record.clone());
         manifest.write(dir)?;
-        report::write(dir, config, &manifest)?;
+        report::write(dir, &run.config, &manifest)?;
         on_generation(&record);
     }
     Ok(manifest)
 }
 
+/// `config` with its relative paths read from `base`, the folder the run started in.
+fn with_paths_from(config: &RunConfig, base: &Path) -> RunConfig {
+    let mut config = config.clone();
+    if let Some(db) = &mut config.solver.db
+        && db.is_relative()
+    {
+        *db = base.join(&*db);
+    }
+    config
+}
+
 impl<'a> Run<'a> {
     /// The device, the benchmark set, the TensorBoard log and the trainer (from the
-    /// checkpoint, or from the last generation's model when there is none yet).
+    /// checkpoint, or from the last generation's model when there is none yet); the
+    /// report is rewritten, since a kill may have come between the manifest and it.
     fn open(
-        config: &'a RunConfig,
+        config: &RunConfig,
         dir: &'a RunDir,
-        manifest: &Manifest,
+        manifest: &mut Manifest,
+        options: RunOptions,
         progress: Option<&'a ProgressBar>,
     ) -> Result<Run<'a>, RunError> {
+        let config = with_paths_from(config, &manifest.state.working_dir);
         let device = config.device.device()?;
-        let bench_set = evaluation::bench_set(config, dir, progress)?;
+        if !manifest.history.is_empty() {
+            report::write(dir, &config, manifest)?;
+        }
+        exact::check_window(&config, dir, manifest, options.allow_inexact)?;
+        let (trainer, trained) = trainer(&config, dir, manifest, options, &device)?;
+        let bench_set = evaluation::bench_set(&config, dir, progress)?;
         let tb = dir.tensorboard();
         let metrics = Metrics::open(&tb).map_err(|e| RunError::io(&tb, e))?;
-        let trainer = if dir.checkpoint().exists() {
-            checkpoint::load(&dir.checkpoint(), config.train.clone(), &device)?.0
-        } else {
-            let (network, _) = file::load(&dir.model(manifest.generations_done), &device)?;
-            Trainer::new(&network, config.train.clone())
-        };
         Ok(Run {
             config,
             dir,
@@ -117,6 +157,7 @@ impl<'a> Run<'a> {
             bench_set,
             metrics,
             trainer,
+            trained,
             progress,
         })
     }
@@ -125,29 +166,30 @@ impl<'a> Run<'a> {
     /// stopped at `max_steps`.
     fn generation(
         &mut self,
-        manifest: &Manifest,
+        manifest: &mut Manifest,
         max_steps: Option<u64>,
     ) -> Result<Option<GenerationRecord>, RunError> {
-        let (config, dir) = (self.config, self.dir);
-        let g = manifest.generations_done + 1;
+        let (config, dir) = (&self.config, self.dir);
+        let g = manifest.generations_done() + 1;
         let began = Instant::now();
-        let champion = manifest.selfplay_model;
+        let champion = manifest.selfplay_model();
         let champion_path = dir.model(champion);
         let (previous, _) = file::load(&champion_path, &self.device)?;
-        let selfplay = SelfPlayStage {
-            config,
-            dir,
-            generation: g,
-            model: (&previous, &champion_path),
-        };
-        let sp = selfplay::play(&selfplay, self.progress)?;
+        let selfplay = self.selfplay(manifest, g, (&previous, &champion_path))?;
         let stage = TrainingStage {
             config,
             dir,
             generation: g,
             max_steps,
         };
-        let trained = training::train(&stage, &mut self.trainer, &mut self.metrics, self.progress)?;
+        let done = self.trained;
+        let trained = training::train(
+            &stage,
+            &mut self.trainer,
+            done,
+            &mut self.metrics,
+            self.progress,
+        )?;
         let Trained::Finished(training) = trained else {
             return Ok(None);
         };
@@ -174,12 +216,121 @@ impl<'a> Run<'a> {
             selfplay_model: champion,
             promoted,
             seconds: began.elapsed().as_secs_f64(),
-            selfplay: SelfPlayFigures {
-                positions_per_second: sp.positions_per_second(),
-            },
+            selfplay,
             training,
             evaluation,
         }))
+    }
+
+    /// The self-play stage of generation `g`, its figures kept in the manifest so that a
+    /// generation resumed after it still reports them.
+    fn selfplay(
+        &self,
+        manifest: &mut Manifest,
+        g: u32,
+        model: (&Network, &Path),
+    ) -> Result<SelfPlayFigures, RunError> {
+        let stage = SelfPlayStage {
+            config: &self.config,
+            dir: self.dir,
+            generation: g,
+            model,
+        };
+        let stats = selfplay::play(&stage, self.progress)?;
+        if let Some(done) = manifest.state.selfplay_done
+            && done.generation == g
+            && stats.games == 0
+        {
+            return Ok(done.figures);
+        }
+        let figures = SelfPlayFigures {
+            positions_per_second: stats.positions_per_second(),
+        };
+        manifest.state.selfplay_done = Some(SelfPlayDone {
+            generation: g,
+            figures,
+        });
+        manifest.write(self.dir)?;
+        Ok(figures)
+    }
+}
+
+/// The trainer to go on with: the checkpoint's, or a new one from the last generation's
+/// model when no training has happened yet. A checkpoint missing after that makes the
+/// resume inexact (the optimiser state is gone).
+fn trainer(
+    config: &RunConfig,
+    dir: &RunDir,
+    manifest: &mut Manifest,
+    options: RunOptions,
+    device: &Device,
+) -> Result<(Trainer, TrainingProgress), RunError> {
+    if dir.checkpoint().exists() {
+        let (trainer, _, trained) =
+            checkpoint::load(&dir.checkpoint(), config.train.clone(), device)?;
+        return Ok((trainer, trained));
+    }
+    let done = manifest.generations_done();
+    if done > 0 {
+        let reason = format!(
+            "{} is missing: the optimiser state is lost, training restarts it from generation {done}'s model",
+            dir.checkpoint().display()
+        );
+        exact::allow(dir, manifest, options.allow_inexact, reason)?;
+    }
+    let (network, _) = file::load(&dir.model(done), device)?;
+    let mut trainer = Trainer::new(&network, config.train.clone());
+    trainer.step = u64::from(done) * config.train.steps_per_generation;
+    Ok((trainer, TrainingProgress::default()))
+}
+
+/// Whether a resume can reproduce the uninterrupted run.
+mod exact {
+    use super::{Manifest, RunConfig, RunDir, RunError};
+    use crate::manifest::InexactResume;
+    use crate::stages::selfplay::games_done;
+
+    /// Checks that every earlier generation of the next one's replay window still has
+    /// all its games (old shards may be gone on another machine).
+    pub(super) fn check_window(
+        config: &RunConfig,
+        dir: &RunDir,
+        manifest: &mut Manifest,
+        allow_inexact: bool,
+    ) -> Result<(), RunError> {
+        let g = manifest.generations_done() + 1;
+        let first = g
+            .saturating_sub(config.train.window_generations.saturating_sub(1))
+            .max(1);
+        let games = config.run.games_per_generation;
+        for h in first..g {
+            let found = games_done(dir, h)?.len() as u64;
+            if found < games {
+                let reason = format!(
+                    "generation {h} has {found} of its {games} self-play games in {}: the replay window differs",
+                    dir.shards(h).display()
+                );
+                allow(dir, manifest, allow_inexact, reason)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records an inexact resume in the manifest when allowed, refuses it otherwise.
+    pub(super) fn allow(
+        dir: &RunDir,
+        manifest: &mut Manifest,
+        allowed: bool,
+        reason: String,
+    ) -> Result<(), RunError> {
+        if !allowed {
+            return Err(RunError::Inexact(reason));
+        }
+        tracing::warn!("{reason}; going on as asked, and recording it in the manifest");
+        let generation = manifest.generations_done() + 1;
+        let resume = InexactResume { generation, reason };
+        manifest.state.inexact_resumes.push(resume);
+        manifest.write(dir)
     }
 }
 

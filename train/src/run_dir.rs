@@ -11,9 +11,13 @@
 //! | `solver-set.jsonl` | the run's solver benchmark set, sampled once |
 //! | `tb/` | TensorBoard event files |
 //! | `summary.md`, `summary.csv`, `strength.svg` | what people read and look at |
+//! | `run.lock` | held by the process working on the run (with its id inside) |
 
-use std::io;
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
+
+use crate::error::RunError;
 
 /// A run's folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,4 +114,49 @@ impl RunDir {
     pub fn holds_run(&self) -> bool {
         self.manifest().exists()
     }
+
+    /// The lock file.
+    pub fn lock_file(&self) -> PathBuf {
+        self.root.join("run.lock")
+    }
+
+    /// Takes the run's exclusive lock, held until the returned value is dropped or the
+    /// process ends, however it ends (the operating system releases it), so that two
+    /// processes never work on one run.
+    ///
+    /// # Errors
+    /// [`RunError::Locked`] naming the process that holds it, or an I/O failure.
+    pub fn lock(&self) -> Result<RunLock, RunError> {
+        let path = self.lock_file();
+        let io = |e| RunError::io(&path, e);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                return Err(RunError::Locked {
+                    dir: self.root.clone(),
+                    holder: holder.trim().to_string(),
+                });
+            }
+            Err(TryLockError::Error(e)) => return Err(io(e)),
+        }
+        file.set_len(0).map_err(io)?;
+        file.rewind().map_err(io)?;
+        writeln!(file, "process {}", std::process::id()).map_err(io)?;
+        Ok(RunLock { _file: file })
+    }
+}
+
+/// The exclusive lock on a run folder; released when dropped.
+#[derive(Debug)]
+pub struct RunLock {
+    _file: File,
 }

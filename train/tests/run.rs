@@ -9,7 +9,7 @@ use kvarn_model::NetConfig;
 use kvarn_selfplay::{SearchConfig, SelfPlayConfig, read_shard};
 use kvarn_train::TrainConfig;
 use kvarn_train::manifest::Opponent;
-use kvarn_train::run::{run, start};
+use kvarn_train::run::{RunOptions, run, start};
 use kvarn_train::{LoopConfig, RunConfig, SolverConfig};
 use kvarn_train::{Manifest, RunDir};
 
@@ -72,8 +72,8 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
         start(&cfg, "# test", d).is_err(),
         "a second start in the same folder is refused"
     );
-    let m = run(&cfg, d, None, None, |_| {}).unwrap();
-    assert_eq!(m.generations_done, 1);
+    let m = run(&cfg, d, RunOptions::default(), None, |_| {}).unwrap();
+    assert_eq!(m.generations_done(), 1);
     assert!(d.model(1).exists());
     assert_eq!(games_of(d, 1), [0, 1, 2, 3, 4, 5]);
     let rec = &m.history[0];
@@ -103,8 +103,8 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
     };
     kvarn_selfplay::run(&partial, &eval, None).unwrap();
     assert_eq!(games_of(d, 2), [0, 1]);
-    let m = run(&cfg2, d, None, None, |_| {}).unwrap();
-    assert_eq!(m.generations_done, 2);
+    let m = run(&cfg2, d, RunOptions::default(), None, |_| {}).unwrap();
+    assert_eq!(m.generations_done(), 2);
     assert_eq!(
         games_of(d, 2),
         [0, 1, 2, 3, 4, 5],
@@ -112,7 +112,7 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
     );
     assert_eq!(m.history[1].step, 12);
     let on_disk = Manifest::read(d).unwrap();
-    assert_eq!(on_disk.generations_done, 2);
+    assert_eq!(on_disk.generations_done(), 2);
     assert_eq!(on_disk.history.len(), 2);
 
     // Stopped during training of generation 3, after 4 of its 6 steps: the resumed run
@@ -121,11 +121,11 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
     let whole_dir = tempfile::tempdir().unwrap();
     let whole = &RunDir::new(whole_dir.path());
     copy_dir(d.root(), whole.root());
-    let stopped = run(&cfg3, d, Some(16), None, |_| {}).unwrap();
-    assert_eq!(stopped.generations_done, 2, "stopped inside generation 3");
-    let resumed = run(&cfg3, d, None, None, |_| {}).unwrap();
-    let uninterrupted = run(&cfg3, whole, None, None, |_| {}).unwrap();
-    assert_eq!(resumed.generations_done, 3);
+    let stopped = run(&cfg3, d, stop_at(16), None, |_| {}).unwrap();
+    assert_eq!(stopped.generations_done(), 2, "stopped inside generation 3");
+    let resumed = run(&cfg3, d, RunOptions::default(), None, |_| {}).unwrap();
+    let uninterrupted = run(&cfg3, whole, RunOptions::default(), None, |_| {}).unwrap();
+    assert_eq!(resumed.generations_done(), 3);
     assert_eq!(resumed.history[2].step, 18);
     assert_eq!(games_of(d, 3), [0, 1, 2, 3, 4, 5]);
     assert_eq!(games_of(whole, 3), [0, 1, 2, 3, 4, 5]);
@@ -178,12 +178,12 @@ fn a_run_with_databases_scores_on_the_solver_promotes_by_score_and_writes_its_su
     };
     cfg.validate().unwrap();
     start(&cfg, "# test", d).unwrap();
-    let m = run(&cfg, d, None, None, |_| {}).unwrap();
+    let m = run(&cfg, d, RunOptions::default(), None, |_| {}).unwrap();
     assert!(
         std::fs::read_dir(&db).unwrap().count() > 10,
         "databases built"
     );
-    assert_eq!(m.generations_done, 2);
+    assert_eq!(m.generations_done(), 2);
     let mut champion = 0;
     for r in &m.history {
         assert_eq!(
@@ -205,7 +205,7 @@ fn a_run_with_databases_scores_on_the_solver_promotes_by_score_and_writes_its_su
         assert_eq!(p.wins + p.draws + p.losses, 2);
         assert!(r.result_vs(&Opponent::Random).is_some());
     }
-    assert_eq!(m.selfplay_model, champion);
+    assert_eq!(m.selfplay_model(), champion);
     // What people read: the summary table, the CSV (a header and a row per generation)
     // and the plot.
     let md = std::fs::read_to_string(d.summary_markdown()).unwrap();
@@ -228,15 +228,38 @@ fn a_run_with_databases_scores_on_the_solver_promotes_by_score_and_writes_its_su
     // is refused.
     let set = d.solver_set();
     let before = std::fs::read(&set).unwrap();
-    let m3 = run(&config_with(&cfg, 3), d, None, None, |_| {}).unwrap();
-    assert_eq!(m3.generations_done, 3);
+    let m3 = run(
+        &config_with(&cfg, 3),
+        d,
+        RunOptions::default(),
+        None,
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(m3.generations_done(), 3);
     assert_eq!(std::fs::read(&set).unwrap(), before);
     std::fs::write(&set, &before[..before.len() / 2]).unwrap();
-    assert!(run(&config_with(&cfg, 4), d, None, None, |_| {}).is_err());
+    assert!(
+        run(
+            &config_with(&cfg, 4),
+            d,
+            RunOptions::default(),
+            None,
+            |_| {}
+        )
+        .is_err()
+    );
 }
 
 fn config_with(cfg: &RunConfig, generations: u32) -> RunConfig {
     let mut c = cfg.clone();
     c.run.generations = generations;
     c
+}
+
+fn stop_at(steps: u64) -> RunOptions {
+    RunOptions {
+        max_steps: Some(steps),
+        ..RunOptions::default()
+    }
 }

@@ -221,9 +221,16 @@ fn a_checkpoint_resumes_training_exactly() {
         generation: Some(2),
         ..Default::default()
     };
-    kvarn_train::checkpoint::save(&trainer, &provenance, &path).unwrap();
-    let (mut resumed, p) = kvarn_train::checkpoint::load(&path, config, &device).unwrap();
-    assert_eq!(p, provenance);
+    let progress = kvarn_train::checkpoint::TrainingProgress {
+        generation: 2,
+        policy_sum: 1.5,
+        value_sum: 0.5,
+        steps: 3,
+        seconds: 0.25,
+    };
+    kvarn_train::checkpoint::save(&trainer, &provenance, &progress, &path).unwrap();
+    let (mut resumed, p, q) = kvarn_train::checkpoint::load(&path, config, &device).unwrap();
+    assert_eq!((p, q), (provenance, progress));
     assert_eq!(resumed.step, 3);
     for b in &batches[3..] {
         let a = trainer.train_step(b);

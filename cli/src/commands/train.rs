@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::{ArgGroup, Args};
 use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_train::report::terminal_line;
+use kvarn_train::run::RunOptions;
 use kvarn_train::{Manifest, RunConfig, RunDir, run};
 
 /// Arguments of `kvarn train`.
@@ -26,6 +27,10 @@ pub struct TrainArgs {
     /// --resume, extends a finished run.
     #[arg(long)]
     generations: Option<u32>,
+    /// With --resume: go on even where the run cannot be reproduced exactly (its
+    /// checkpoint or old self-play games are gone); the manifest records it.
+    #[arg(long, requires = "resume")]
+    inexact: bool,
 }
 
 /// The run folder and the configuration text with its origin (for messages).
@@ -71,7 +76,7 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
         let m = Manifest::read(&dir)?;
         tracing::info!(
             folder = %dir.root().display(),
-            generations_done = m.generations_done,
+            generations_done = m.generations_done(),
             "run resumed"
         );
     }
@@ -83,7 +88,11 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     );
     bar.enable_steady_tick(Duration::from_millis(200));
     let began = Instant::now();
-    let manifest = run::run(&config, &dir, None, Some(&bar), |r| {
+    let options = RunOptions {
+        allow_inexact: args.inexact,
+        ..RunOptions::default()
+    };
+    let manifest = run::run(&config, &dir, options, Some(&bar), |r| {
         let line = terminal_line(&config, r);
         bar.suspend(|| println!("{line}"));
         tracing::debug!(generation = r.generation, "{line}");
@@ -91,9 +100,9 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     println!(
         "{} generations in {:.1} min; the self-play model is {}",
-        manifest.generations_done,
+        manifest.generations_done(),
         began.elapsed().as_secs_f64() / 60.0,
-        dir.model(manifest.selfplay_model).display()
+        dir.model(manifest.selfplay_model()).display()
     );
     println!(
         "summary: {}  plot: {}  figures: {}",

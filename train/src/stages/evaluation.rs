@@ -4,8 +4,7 @@
 
 use indicatif::ProgressBar;
 use kvarn_eval::agent::{AgentFactory, AgentSpec};
-use kvarn_eval::elo::Tally;
-use kvarn_eval::matches::{GameRecord, MatchConfig, run_match};
+use kvarn_eval::matches::{GameRecord, MatchConfig, MatchReport, run_match};
 use kvarn_eval::search::Limits;
 use kvarn_eval::solver::benchmark::{self, BenchPosition, PhaseScore};
 use kvarn_eval::solver::db::{self, Databases};
@@ -133,8 +132,15 @@ pub fn evaluate(
     for opponent in opponents {
         let spec = opponent_spec(config, &opponent);
         let factory: &dyn AgentFactory = spec.as_ref().map_or(&prev, |s| s);
-        let tally = play_match(config, g, &opponent, &me, factory, progress)?;
-        evaluation.matches.push(MatchResult { opponent, tally });
+        let report = play_match(config, g, &opponent, &me, factory, progress)?;
+        for failure in &report.failures {
+            tracing::warn!(generation = g, opponent = %opponent.label(), "a game failed: {failure}");
+        }
+        evaluation.matches.push(MatchResult {
+            opponent,
+            tally: report.tally,
+            failures: report.failures,
+        });
     }
     if let Some(set) = stage.bench_set {
         let seed = derive(config.seed, stream::SOLVER_SCORE, 0);
@@ -151,7 +157,7 @@ fn play_match(
     me: &dyn AgentFactory,
     factory: &dyn AgentFactory,
     progress: Option<&ProgressBar>,
-) -> Result<Tally, RunError> {
+) -> Result<MatchReport, RunError> {
     let (games, salt, opening_plies) = match_plan(config, opponent);
     let cfg = MatchConfig {
         rules: config.rules,
@@ -164,11 +170,10 @@ fn play_match(
             p.inc(1);
         }
     };
-    let report = run_match(&cfg, me, factory, tick).map_err(|source| RunError::Match {
+    run_match(&cfg, me, factory, tick).map_err(|source| RunError::Match {
         opponent: opponent.label(),
         source,
-    })?;
-    Ok(report.tally)
+    })
 }
 
 /// Scores the network player on the benchmark set, both halves in parallel.

@@ -9,7 +9,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use super::stream;
-use crate::checkpoint;
+use crate::checkpoint::{self, TrainingProgress};
 use crate::error::RunError;
 use crate::manifest::TrainingFigures;
 use crate::metrics::Metrics;
@@ -60,13 +60,16 @@ pub fn window(config: &RunConfig, dir: &RunDir, g: u32) -> Result<ReplayWindow, 
     )?)
 }
 
-/// Trains `trainer` up to the generation's last step.
+/// Trains `trainer` up to the generation's last step. `done` is what the checkpoint says
+/// of training so far; a generation's losses are summed on from it, so that a resumed
+/// generation reports the figures of an uninterrupted one.
 ///
 /// # Errors
 /// The window cannot be filled or the checkpoint cannot be written.
 pub fn train(
     stage: &TrainingStage<'_>,
     trainer: &mut Trainer,
+    done: TrainingProgress,
     metrics: &mut Metrics,
     progress: Option<&ProgressBar>,
 ) -> Result<Trained, RunError> {
@@ -79,48 +82,55 @@ pub fn train(
     let window = window(config, dir, g)?;
     let per_gen = config.train.steps_per_generation;
     let target = u64::from(g) * per_gen;
-    let done = trainer.step.saturating_sub(target - per_gen);
+    let taken = trainer.step.saturating_sub(target - per_gen);
     let of = config.run.generations;
-    super::show_stage(progress, g, of, "training steps", per_gen, done);
-    let (mut policy, mut value, mut n) = (0.0, 0.0, 0u64);
-    let began = std::time::Instant::now();
+    super::show_stage(progress, g, of, "training steps", per_gen, taken);
+    let mut sums = if done.generation == g {
+        done
+    } else {
+        TrainingProgress {
+            generation: g,
+            ..TrainingProgress::default()
+        }
+    };
+    let mut began = std::time::Instant::now();
     while trainer.step < target {
-        let mut rng = Pcg64Mcg::seed_from_u64(kvarn_game::seeds::derive(
-            config.seed,
-            stream::TRAINING,
-            trainer.step,
-        ));
-        let t = &config.train;
-        let batch = window.batch(&mut rng, t.batch_size, t.augment, t.search_value_share);
-        let l = trainer.train_step(&batch);
-        (policy, value, n) = (
-            policy + f64::from(l.policy),
-            value + f64::from(l.value),
-            n + 1,
-        );
+        let l = step(config, &window, trainer);
+        sums.policy_sum += f64::from(l.policy);
+        sums.value_sum += f64::from(l.value);
+        sums.steps += 1;
         log_step(metrics, trainer.step, &l);
         if let Some(p) = progress {
             p.inc(1);
         }
         let stop = max_steps.is_some_and(|m| trainer.step >= m);
-        if trainer.step.is_multiple_of(config.run.checkpoint_every)
-            || trainer.step == target
-            || stop
-        {
-            save_checkpoint(dir, g, trainer)?;
+        let every = config.run.checkpoint_every;
+        if trainer.step.is_multiple_of(every) || trainer.step == target || stop {
+            sums.seconds += began.elapsed().as_secs_f64();
+            began = std::time::Instant::now();
+            save_checkpoint(dir, g, trainer, &sums)?;
         }
         if stop {
             metrics.flush();
             return Ok(Trained::Stopped);
         }
     }
-    let seconds = began.elapsed().as_secs_f64();
+    let n = sums.steps.max(1) as f64;
     Ok(Trained::Finished(TrainingFigures {
-        steps_per_second: n as f64 / seconds.max(1e-9),
+        steps_per_second: sums.steps as f64 / sums.seconds.max(1e-9),
         window_samples: window.len(),
-        loss_policy: policy / n.max(1) as f64,
-        loss_value: value / n.max(1) as f64,
+        loss_policy: sums.policy_sum / n,
+        loss_value: sums.value_sum / n,
     }))
+}
+
+/// One optimiser step on a batch drawn with the generator of the trainer's step.
+fn step(config: &RunConfig, window: &ReplayWindow, trainer: &mut Trainer) -> Losses {
+    let seed = kvarn_game::seeds::derive(config.seed, stream::TRAINING, trainer.step);
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let t = &config.train;
+    let batch = window.batch(&mut rng, t.batch_size, t.augment, t.search_value_share);
+    trainer.train_step(&batch)
 }
 
 /// Where a model of generation `g` at `trainer`'s step came from.
@@ -133,9 +143,14 @@ pub fn provenance(dir: &RunDir, g: u32, step: u64) -> Provenance {
     }
 }
 
-fn save_checkpoint(dir: &RunDir, g: u32, trainer: &Trainer) -> Result<(), RunError> {
+fn save_checkpoint(
+    dir: &RunDir,
+    g: u32,
+    trainer: &Trainer,
+    sums: &TrainingProgress,
+) -> Result<(), RunError> {
     let provenance = provenance(dir, g, trainer.step);
-    checkpoint::save(trainer, &provenance, &dir.checkpoint())?;
+    checkpoint::save(trainer, &provenance, sums, &dir.checkpoint())?;
     Ok(())
 }
 
