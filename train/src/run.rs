@@ -31,9 +31,11 @@ use crate::stages::training::{self, Trained, TrainingStage};
 use crate::trainer::Trainer;
 
 /// Starts a run in `dir`, which must be missing or empty (a folder with an old run's
-/// files but no manifest is refused rather than mixed into the new run), writing the
-/// initial model, the configuration and an empty manifest. Databases the configuration
-/// names and will not build are checked before anything is written.
+/// files but no manifest is refused rather than mixed into the new run), with the initial
+/// model, the configuration and an empty manifest. The run is made in a temporary folder
+/// beside `dir` and renamed into place, so that a start killed half-way leaves no partial
+/// run behind. Databases the configuration names and will not build are checked before
+/// anything is written.
 ///
 /// # Errors
 /// The folder holds a run or other files, the databases cannot be opened, or the folder
@@ -48,8 +50,26 @@ pub fn start(config: &RunConfig, config_text: &str, dir: &RunDir) -> Result<(), 
     if let (Some(db), false) = (&config.solver.db, config.solver.build_if_missing) {
         Databases::open(db, config.rules).map_err(RunError::Solver)?;
     }
-    std::fs::create_dir_all(dir.root()).map_err(|e| RunError::io(dir.root(), e))?;
-    let _lock = dir.lock()?;
+    let staging = dir.staging();
+    let _ = std::fs::remove_dir_all(staging.root());
+    std::fs::create_dir_all(staging.root()).map_err(|e| RunError::io(staging.root(), e))?;
+    let made = write_new_run(config, config_text, &staging, dir);
+    let moved = made.and_then(|()| {
+        std::fs::rename(staging.root(), dir.root()).map_err(|e| RunError::io(dir.root(), e))
+    });
+    if moved.is_err() {
+        let _ = std::fs::remove_dir_all(staging.root());
+    }
+    moved
+}
+
+/// The files of a new run, written into `staging` for the run that will live in `dir`.
+fn write_new_run(
+    config: &RunConfig,
+    config_text: &str,
+    staging: &RunDir,
+    dir: &RunDir,
+) -> Result<(), RunError> {
     let device = config.device.device()?;
     device.seed(config.seed);
     let network = Network::new(config.rules, config.network.clone(), &device)?;
@@ -57,11 +77,11 @@ pub fn start(config: &RunConfig, config_text: &str, dir: &RunDir) -> Result<(), 
         note: Some("initial weights".into()),
         ..training::provenance(dir, 0, 0)
     };
-    file::save(&network, &provenance, &dir.model(0))?;
-    let cfg_path = dir.config();
+    file::save(&network, &provenance, &staging.model(0))?;
+    let cfg_path = staging.config();
     write_atomically(&cfg_path, config_text.as_bytes()).map_err(|e| RunError::io(&cfg_path, e))?;
     let here = std::env::current_dir().map_err(|e| RunError::io(Path::new("."), e))?;
-    Manifest::new(here).write(dir)
+    Manifest::new(here).write(staging)
 }
 
 /// How [`run`] goes on.

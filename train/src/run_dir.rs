@@ -115,6 +115,17 @@ impl RunDir {
         self.manifest().exists()
     }
 
+    /// A temporary folder beside the run's, where a new run is made before it is renamed
+    /// into place.
+    pub fn staging(&self) -> RunDir {
+        let name = self
+            .root
+            .file_name()
+            .map_or("run".into(), |n| n.to_string_lossy().into_owned());
+        let parent = self.root.parent().unwrap_or(Path::new(""));
+        RunDir::new(parent.join(format!(".{name}.starting-{}", std::process::id())))
+    }
+
     /// The lock file.
     pub fn lock_file(&self) -> PathBuf {
         self.root.join("run.lock")
