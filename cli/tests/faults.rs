@@ -1,0 +1,216 @@
+//! Fault injection: `kvarn train` killed (SIGKILL) at random points — while solving the
+//! databases, in self-play, training, evaluation or a manifest write — and resumed each
+//! time ends with the same models and figures as a run that was never stopped.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use kvarn_train::metric::{Metric, metrics_of};
+use kvarn_train::{Manifest, RunConfig, RunDir};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+const GENERATIONS: u32 = 6;
+const KILLS: usize = 30;
+
+fn config(db: &Path) -> String {
+    format!(
+        r#"
+seed = 4
+[rules]
+variant = "five"
+[network]
+kind = "mlp"
+hidden = 16
+blocks = 1
+[search]
+simulations = 32
+[selfplay]
+threads = 2
+games_per_thread = 3
+games_per_shard = 2
+max_plies = 60
+[train]
+batch_size = 16
+steps_per_generation = 40
+[loop]
+generations = {GENERATIONS}
+games_per_generation = 12
+checkpoint_every = 3
+games_vs_previous = 2
+games_vs_random = 2
+baseline_depths = [1]
+games_vs_baseline = 2
+eval_simulations = 8
+[solver]
+db = {:?}
+build_if_missing = true
+positions = 12
+games_vs_perfect = 2
+"#,
+        db.display().to_string()
+    )
+}
+
+/// `kvarn train` on `run`: a new run from `cfg` while the folder holds none, else a resume.
+fn train(cfg: &Path, run: &Path) -> Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kvarn"));
+    if RunDir::new(run).holds_run() {
+        cmd.args(["train", "--resume"]).arg(run);
+    } else {
+        cmd.args(["train", "--config"])
+            .arg(cfg)
+            .arg("--out")
+            .arg(run);
+    }
+    cmd.stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kvarn starts")
+}
+
+fn finish(child: Child) {
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Kills the run `KILLS` times at random moments, each `startup` plus up to a tenth of
+/// `span` after it (re)started, resuming each time, then lets it finish; returns where
+/// each kill found the run.
+fn killed_run(cfg: &Path, run: &Path, startup: Duration, span: Duration) -> Vec<String> {
+    let mut rng = Pcg64Mcg::seed_from_u64(17);
+    let mut kills = Vec::new();
+    while kills.len() < KILLS {
+        let mut child = train(cfg, run);
+        let wait = startup + span.mul_f64(rng.random_range(0.0..0.1));
+        let began = Instant::now();
+        while began.elapsed() < wait && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if child.try_wait().unwrap().is_some() {
+            finish(child);
+            if Manifest::read(&RunDir::new(run))
+                .unwrap()
+                .generations_done()
+                == GENERATIONS
+            {
+                break;
+            }
+            continue;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills.push(state(run));
+    }
+    finish(train(cfg, run));
+    kills
+}
+
+/// Where a run stands: generations done, shards of the next, files of its stages.
+fn state(run: &Path) -> String {
+    let dir = RunDir::new(run);
+    let Ok(m) = Manifest::read(&dir) else {
+        return "not started".into();
+    };
+    let g = m.generations_done() + 1;
+    let shards = dir.shard_files(g).map_or(0, |f| f.len());
+    let stage = if dir.model(g).exists() {
+        "evaluation"
+    } else if shards == 6 {
+        "training"
+    } else {
+        "self-play"
+    };
+    format!("generation {g}: {stage} ({shards} shards)")
+}
+
+/// Every figure but timings, by generation.
+fn figures(config: &RunConfig, run: &Path) -> Vec<Vec<(String, Option<f64>)>> {
+    let timings = [
+        Metric::Seconds,
+        Metric::SelfPlayPositionsPerSecond,
+        Metric::TrainStepsPerSecond,
+    ];
+    let manifest = Manifest::read(&RunDir::new(run)).unwrap();
+    assert!(manifest.state.inexact_resumes.is_empty());
+    let metrics: Vec<Metric> = metrics_of(config)
+        .into_iter()
+        .filter(|m| !timings.contains(m))
+        .collect();
+    manifest
+        .history
+        .iter()
+        .map(|r| metrics.iter().map(|m| (m.name(), m.value(r))).collect())
+        .collect()
+}
+
+fn outputs(run: &Path) -> Vec<f32> {
+    let device = kvarn_model::burn::tensor::Device::flex();
+    let path = RunDir::new(run).model(GENERATIONS);
+    let (net, _) = kvarn_model::file::load(&path, &device).unwrap();
+    let x: Vec<f32> = (0..net.dims().input * 4)
+        .map(|i| (i % 7) as f32 / 7.0)
+        .collect();
+    let out = net.evaluate(&x, None, 4);
+    out.policy_logits.into_iter().chain(out.wdl).collect()
+}
+
+#[test]
+fn a_run_killed_at_random_points_and_resumed_equals_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, killed) = (dir.path().join("whole"), dir.path().join("killed"));
+    let (cfg_whole, cfg_killed) = (
+        dir.path().join("whole.toml"),
+        dir.path().join("killed.toml"),
+    );
+    let text = config(&dir.path().join("db"));
+    std::fs::write(&cfg_whole, &text).unwrap();
+    std::fs::write(&cfg_killed, &text).unwrap();
+    finish(train(&cfg_whole, &whole)); // solves the databases both runs read
+    std::fs::remove_dir_all(&whole).unwrap();
+    let began = Instant::now();
+    finish(train(&cfg_whole, &whole));
+    let span = began.elapsed();
+    // What a resume costs before it gets to work: one of a finished run.
+    let began = Instant::now();
+    finish(train(&cfg_whole, &whole));
+    let startup = began.elapsed();
+    let kills = killed_run(&cfg_killed, &killed, startup, span);
+    let states: std::collections::BTreeSet<&String> = kills.iter().collect();
+    eprintln!(
+        "uninterrupted {:.2} s, startup {:.2} s; kills: {kills:#?}",
+        span.as_secs_f64(),
+        startup.as_secs_f64()
+    );
+    assert!(
+        kills.len() >= 20,
+        "only {} kills before the end",
+        kills.len()
+    );
+    assert!(
+        states.len() >= 8,
+        "kills landed in only {} states",
+        states.len()
+    );
+    let stages = ["self-play", "training", "evaluation"];
+    let hit = stages
+        .iter()
+        .filter(|s| kills.iter().any(|k| k.contains(*s)));
+    assert!(
+        hit.count() >= 2,
+        "kills landed in too few stages: {kills:?}"
+    );
+    let config = RunConfig::parse(&text, "faults").unwrap();
+    assert_eq!(figures(&config, &whole), figures(&config, &killed));
+    assert_eq!(outputs(&whole), outputs(&killed), "the same final model");
+    let (a, b) = (RunDir::new(&whole), RunDir::new(&killed));
+    for g in 1..=GENERATIONS {
+        let games = |d: &RunDir| kvarn_train::stages::selfplay::games_done(d, g).unwrap();
+        assert_eq!(games(&a), games(&b), "generation {g}: every game once");
+    }
+}
