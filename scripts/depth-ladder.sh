@@ -18,7 +18,7 @@ for ((i = 0; i < ${#depths[@]}; i++)); do
         a=${depths[j]} b=${depths[i]}
         echo "== depth $a vs depth $b, $games games of $variant"
         ./target/release/kvarn match --variant "$variant" --games "$games" --opening-plies 4 \
-            --a "alphabeta:depth=$a" --b "alphabeta:depth=$b" --out "$out/d$a-vs-d$b.jsonl" \
+            --a "alphabeta:depth=$a" --b "alphabeta:depth=$b" --out "$out/d$a-vs-d$b.jsonl" --overwrite \
             | grep -v '^alphabeta:depth=[0-9]* vs'
     done
 done

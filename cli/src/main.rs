@@ -1,5 +1,7 @@
 //! `kvarn`: the command-line front of Kvarn.
 
+#[macro_use]
+mod output;
 mod agents;
 mod commands;
 mod rules_args;
@@ -68,6 +70,17 @@ fn main() -> anyhow::Result<()> {
         .with_ansi(std::io::stderr().is_terminal())
         .init();
     let cli = Cli::parse();
+    let result = run(cli);
+    // A closed standard output (`kvarn moves ... | head -1`) ends the program quietly.
+    if let Err(e) = &result
+        && output::is_closed_pipe(e)
+    {
+        std::process::exit(output::CLOSED_PIPE_STATUS);
+    }
+    result
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Moves(args) => commands::moves::run(&args),
         Command::Perft(args) => commands::perft::run(&args),

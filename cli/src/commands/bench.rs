@@ -140,11 +140,11 @@ pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
 
 fn movegen(args: &MovegenArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
-    println!("bench movegen, {rules}, one thread");
+    outln!("bench movegen, {rules}, one thread");
     let budget = duration(args.seconds)? / 2;
     for mode in [Mode::List, Mode::Direct] {
         let r = playouts(rules, args.seed, budget, mode);
-        println!(
+        outln!(
             "random playouts ({}): {} games, {} plies in {:.2} s: {:.2} M plies/s, {:.0} games/s, {:.1} plies/game; white {} / draw {} / black {}",
             mode.describe(),
             r.games,
@@ -163,7 +163,7 @@ fn movegen(args: &MovegenArgs) -> anyhow::Result<()> {
         let t = Instant::now();
         let nodes = perft(&mut game, args.perft_depth);
         let secs = t.elapsed().as_secs_f64();
-        println!(
+        outln!(
             "perft {}: {nodes} nodes in {secs:.3} s: {:.2} M nodes/s",
             args.perft_depth,
             nodes as f64 / secs / 1e6
@@ -246,7 +246,7 @@ fn playouts(rules: Rules, seed: u64, budget: Duration, mode: Mode) -> PlayoutFig
 fn batch(args: &BatchArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.games > 0, "--games must be at least 1");
     let rules = args.rules.rules()?;
-    println!("bench batch, {rules}, {} games, one thread", args.games);
+    outln!("bench batch, {rules}, {} games, one thread", args.games);
     let mut sim = BatchSim::new(rules, args.games);
     let mut rng = Pcg64Mcg::seed_from_u64(args.seed);
     let space = *sim.action_space();
@@ -267,7 +267,7 @@ fn batch(args: &BatchArgs) -> anyhow::Result<()> {
     }
     let secs = t.elapsed().as_secs_f64();
     let plies = steps * args.games as u64;
-    println!(
+    outln!(
         "step (random legal actions, checked): {:.2} M plies/s, {finished} games finished",
         plies as f64 / secs / 1e6
     );
@@ -279,7 +279,7 @@ fn batch(args: &BatchArgs) -> anyhow::Result<()> {
         encodes += 1;
     }
     let secs = t.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "encode features [{}x{}] and masks [{}x{}]: {:.2} M positions/s",
         features.nrows(),
         features.ncols(),
@@ -323,9 +323,10 @@ fn middle_games(rules: Rules, n: usize, seed: u64) -> Vec<Game> {
 fn search(args: &SearchArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     anyhow::ensure!(args.positions > 0, "--positions must be at least 1");
-    println!(
+    outln!(
         "bench search, {rules}, {} middle-game positions, {} thread(s)",
-        args.positions, args.threads
+        args.positions,
+        args.threads
     );
     let games = middle_games(rules, args.positions, args.seed);
     for &depth in &args.depths {
@@ -355,7 +356,7 @@ fn search(args: &SearchArgs) -> anyhow::Result<()> {
             time += spent;
             longest = longest.max(spent);
         }
-        println!(
+        outln!(
             "depth {depth:>2}: {:>9.2} ms per move (longest {:>8.2} ms), {:>10} nodes per move, {:>6.2} M nodes/s",
             time.as_secs_f64() * 1e3 / games.len() as f64,
             longest.as_secs_f64() * 1e3,
@@ -390,7 +391,7 @@ fn infer(args: &InferArgs) -> anyhow::Result<()> {
     };
     let engine = kvarn_model::Inference::new(&network, path);
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
-    println!(
+    outln!(
         "bench infer, {rules}, {} ({} -> {} policy + 3 value, {} parameters), device {}, path {}, threads {threads}",
         config.describe(),
         dims.input,
@@ -400,7 +401,7 @@ fn infer(args: &InferArgs) -> anyhow::Result<()> {
         engine.path_name()
     );
     for t in kvarn_model::bench::inference(&engine, &args.batches, duration(args.seconds)?) {
-        println!(
+        outln!(
             "batch {:5}: {:10.0} evals/s  {:9.1} us/call  ({} calls)",
             t.batch,
             t.evals_per_second,
@@ -426,7 +427,7 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
     let network = kvarn_model::Network::new(rules, config.clone(), &device)?;
     let dims = network.dims();
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
-    println!(
+    outln!(
         "bench train, {rules}, {} ({} -> {} policy + 3 value, {} parameters), AdamW, device {}, threads {threads}",
         config.describe(),
         dims.input,
@@ -436,9 +437,13 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
     );
     for &batch in &args.batches {
         let t = kvarn_train::bench::training(&network, batch, duration(args.seconds)?);
-        println!(
+        outln!(
             "batch {:5}: {:8.1} steps/s  {:9.0} samples/s  ({} steps, final loss {:.3})",
-            t.batch, t.steps_per_second, t.samples_per_second, t.steps, t.final_loss
+            t.batch,
+            t.steps_per_second,
+            t.samples_per_second,
+            t.steps,
+            t.final_loss
         );
     }
     Ok(())

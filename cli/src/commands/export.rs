@@ -29,7 +29,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<()> {
         provenance.run = Some(args.model.display().to_string());
     }
     for path in export(&network, &provenance, args.format, &args.out)? {
-        println!("{}", path.display());
+        outln!("{}", path.display());
     }
     Ok(())
 }

@@ -48,7 +48,7 @@ pub fn run(cmd: &ModelCommand) -> anyhow::Result<()> {
             let network = Network::new(config.rules, config.network, &device)?;
             file::save(&network, &Provenance::default(), &args.out)
                 .with_context(|| "writing the model")?;
-            println!(
+            outln!(
                 "{}: {} for {}, {} parameters",
                 args.out.display(),
                 network.config().describe(),
@@ -59,8 +59,8 @@ pub fn run(cmd: &ModelCommand) -> anyhow::Result<()> {
         }
         ModelCommand::Info(args) => {
             let (network, header) = file::load(&args.model, &DeviceChoice::Cpu.device()?)?;
-            println!("{}", serde_json::to_string_pretty(&header)?);
-            println!("parameters: {}", network.parameter_count());
+            outln!("{}", serde_json::to_string_pretty(&header)?);
+            outln!("parameters: {}", network.parameter_count());
             Ok(())
         }
     }

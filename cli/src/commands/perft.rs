@@ -27,7 +27,7 @@ pub struct PerftArgs {
 pub fn run(args: &PerftArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     let mut game = args.start.game(rules)?;
-    println!("perft, {rules}");
+    outln!("perft, {rules}");
     for depth in 1..=args.depth {
         let t = Instant::now();
         // The deepest depth is counted first move by first move, with a progress bar
@@ -39,14 +39,14 @@ pub fn run(args: &PerftArgs) -> anyhow::Result<()> {
         };
         let nodes: u64 = split.iter().map(|(_, n)| n).sum();
         let secs = t.elapsed().as_secs_f64();
-        println!(
+        outln!(
             "depth {depth:>2}: {nodes:>14} nodes  {secs:>8.3} s  {:>8.2} M nodes/s",
             nodes as f64 / secs.max(1e-9) / 1e6
         );
         if args.divide && depth == args.depth {
             for (mv, n) in split {
                 if let Some(mv) = mv {
-                    println!("{mv:>8}: {n}");
+                    outln!("{mv:>8}: {n}");
                 }
             }
         }

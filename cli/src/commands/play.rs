@@ -107,15 +107,15 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut out = std::io::stdout();
-    println!("You play {human} against {spec} in {rules}.");
-    println!("Moves: d6 to place, a1-a4 to move, xd2 to remove; `quit` to stop.\n");
+    outln!("You play {human} against {spec} in {rules}.");
+    outln!("Moves: d6 to place, a1-a4 to move, xd2 to remove; `quit` to stop.\n");
     while !game.status().is_over() {
-        print!("{}", draw(&rules, game.position()));
+        out!("{}", draw(&rules, game.position()));
         if game.position().side_to_move() == human {
-            print!("your move> ");
+            out!("your move> ");
             out.flush()?;
             let Some(line) = lines.next() else {
-                println!("\n(end of input)");
+                outln!("\n(end of input)");
                 return Ok(());
             };
             let line = line?;
@@ -127,7 +127,7 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
                 continue;
             }
             if text.split_whitespace().count() > 1 {
-                println!("one move at a time, please (a removal may follow: b2xf4)\n");
+                outln!("one move at a time, please (a removal may follow: b2xf4)\n");
                 continue;
             }
             let before = game.ply();
@@ -137,15 +137,15 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
                     game.undo();
                 }
                 let legal: Vec<String> = game.legal_moves().iter().map(Move::to_string).collect();
-                println!("{e}\nlegal moves: {}\n", legal.join(" "));
+                outln!("{e}\nlegal moves: {}\n", legal.join(" "));
             }
         } else {
             let mv = agent.choose(&game)?;
-            println!("{spec} plays {mv}\n");
+            outln!("{spec} plays {mv}\n");
             game.play(mv)?;
         }
     }
-    print!("{}", draw(&rules, game.position()));
-    println!("{}", game.status());
+    out!("{}", draw(&rules, game.position()));
+    outln!("{}", game.status());
     Ok(())
 }

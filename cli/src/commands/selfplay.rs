@@ -1,12 +1,13 @@
 //! `kvarn selfplay`: games of the network against itself, written as shards.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_model::{DeviceChoice, Inference, InferencePath, Network, file};
+use kvarn_selfplay::shard::SHARD_EXTENSION;
 use kvarn_selfplay::{SelfPlayJob, run};
 
 use kvarn_train::RunConfig;
@@ -24,9 +25,14 @@ pub struct SelfPlayArgs {
     /// Games to play.
     #[arg(long, default_value_t = 64)]
     games: u64,
-    /// Folder for the shards.
+    /// Folder for the shards. One that already holds shards is refused unless --overwrite
+    /// is given.
     #[arg(long)]
     out: PathBuf,
+    /// Write into a folder that already holds shards: the shards `kvarn selfplay` wrote
+    /// there (`selfplay-g*`) are deleted first, so that the folder holds only this run's.
+    #[arg(long)]
+    overwrite: bool,
     /// Seed (default: the configuration's).
     #[arg(long)]
     seed: Option<u64>,
@@ -47,6 +53,14 @@ pub struct SelfPlayArgs {
 /// Plays the games.
 pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
     let mut config = RunConfig::load(&args.config)?;
+    let existing = shards_in(&args.out)?;
+    anyhow::ensure!(
+        existing.is_empty() || args.overwrite,
+        "{} already holds {} shards (*.{SHARD_EXTENSION}); new games would overwrite or mix \
+         with them: choose another --out, or pass --overwrite to replace them",
+        args.out.display(),
+        existing.len()
+    );
     if let Some(t) = args.threads {
         config.selfplay.threads = t;
     }
@@ -92,6 +106,9 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
     };
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
+    for old in existing.iter().filter(|p| written_here(p)) {
+        std::fs::remove_file(old).with_context(|| format!("removing {}", old.display()))?;
+    }
     let bar = ProgressBar::new(args.games).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed_precise} eta {eta}")
             .expect("template"),
@@ -99,7 +116,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
     bar.enable_steady_tick(Duration::from_millis(500));
     let (stats, _) = run(&job, &engine, Some(&bar))?;
     bar.finish_and_clear();
-    println!(
+    outln!(
         "{} games, {} positions in {:.1} s: {:.0} positions/s, {:.1} plies/game",
         stats.games,
         stats.positions,
@@ -107,11 +124,13 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
         stats.positions_per_second(),
         stats.plies as f64 / stats.games.max(1) as f64
     );
-    println!(
+    outln!(
         "results: White {} / draws {} / Black {}",
-        stats.results[0], stats.results[1], stats.results[2]
+        stats.results[0],
+        stats.results[1],
+        stats.results[2]
     );
-    println!(
+    outln!(
         "network: {} calls, {:.1} positions/call, {:.0}% of thread time ({}); cache hits {:.0}%",
         stats.batches,
         stats.evaluations as f64 / stats.batches.max(1) as f64,
@@ -119,6 +138,33 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
         engine.path_name(),
         100.0 * stats.cache_hits as f64 / (stats.cache_hits + stats.cache_misses).max(1) as f64
     );
-    println!("{} shards in {}", stats.shards.len(), args.out.display());
+    outln!("{} shards in {}", stats.shards.len(), args.out.display());
     Ok(())
+}
+
+/// The shard files in `dir` (none where it does not exist).
+fn shards_in(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", dir.display())),
+    };
+    let mut shards = Vec::new();
+    for entry in entries {
+        let path = entry
+            .with_context(|| format!("reading {}", dir.display()))?
+            .path();
+        if path.extension().is_some_and(|e| e == SHARD_EXTENSION) && path.is_file() {
+            shards.push(path);
+        }
+    }
+    shards.sort();
+    Ok(shards)
+}
+
+/// Whether `path` is a shard `kvarn selfplay` writes (`selfplay-g<first game>.kvsp`).
+fn written_here(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("selfplay-g"))
 }

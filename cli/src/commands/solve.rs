@@ -83,7 +83,7 @@ fn counts(solver: &Solver, s: &Subspace, table: &[u16]) -> ([u64; 3], [u64; 3], 
 pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     let plan = plan_for(&rules, args.max_men);
-    println!("solving {rules} into {}", args.out.display());
+    outln!("solving {rules} into {}", args.out.display());
     let bar = ProgressBar::new(plan.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} steps {elapsed} {msg}")
             .expect("a valid template"),
@@ -117,13 +117,13 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
                 },
                 bytes / 1024,
             );
-            bar.suspend(|| println!("{line}"));
+            bar.suspend(|| outln!("{line}"));
         }
         bar.inc(1);
     })?;
     bar.finish_and_clear();
     tracing::info!(steps = plan.len(), folder = %args.out.display(), "solved");
-    println!(
+    outln!(
         "done in {:.1} s: {} positions won, {} drawn, {} lost for the player to move",
         start.elapsed().as_secs_f64(),
         total[0],
@@ -134,21 +134,21 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
         let v = solver
             .value(&Position::start(&rules))
             .expect("the start is solved");
-        println!("value of the start position: {}", describe(v));
+        outln!("value of the start position: {}", describe(v));
     }
     if args.verify > 0 {
         let t = Instant::now();
         let n = solver
             .check_consistency()
             .map_err(|e| anyhow::anyhow!("inconsistent value: {e}"))?;
-        println!(
+        outln!(
             "consistency: all {n} stored values agree with their moves ({:.1} s)",
             t.elapsed().as_secs_f64()
         );
         let t = Instant::now();
         let proved = kvarn_eval::solver::verify::check_random_positions(&solver, args.verify, 4, 1)
             .map_err(|e| anyhow::anyhow!("forward search disagrees: {e}"))?;
-        println!(
+        outln!(
             "forward search: {} random positions agree, {proved} of them proved won or lost within 4 decisions ({:.1} s)",
             args.verify,
             t.elapsed().as_secs_f64()
@@ -194,14 +194,14 @@ pub fn run_probe(args: &ProbeArgs) -> anyhow::Result<()> {
             args.db.display()
         )
     })?;
-    println!("{}", pos.to_position_string(&rules));
-    println!("{} to move: {}", pos.side_to_move(), describe(value));
+    outln!("{}", pos.to_position_string(&rules));
+    outln!("{} to move: {}", pos.side_to_move(), describe(value));
     let space = kvarn_game::ActionSpace::new(&rules);
     let mut moves = solver.move_values(&pos);
     moves.sort_by_key(|&(m, _)| space.index(m));
     for (mv, v) in moves {
         let v = v.map_or("not in the databases".to_string(), describe);
-        println!("  {mv:>7}  {v}");
+        outln!("  {mv:>7}  {v}");
     }
     Ok(())
 }
@@ -238,9 +238,9 @@ pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
             .entry(format!("{:?}/{:?}", b.phase, b.value))
             .or_default() += 1;
     }
-    println!("{} positions written to {}", set.len(), args.out.display());
+    outln!("{} positions written to {}", set.len(), args.out.display());
     for (k, n) in kinds {
-        println!("  {k}: {n}");
+        outln!("  {k}: {n}");
     }
     Ok(())
 }
@@ -267,17 +267,21 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
     let spec = factory.name();
     let mut agent = factory.build(rules, args.seed)?;
     let scores = benchmark::score(&rules, &set, agent.as_mut())?;
-    println!("{spec} on {} positions of {rules}", set.len());
-    println!(
+    outln!("{spec} on {} positions of {rules}", set.len());
+    outln!(
         "{:<10} {:>9} {:>15} {:>15} {:>13}",
-        "phase", "positions", "value accuracy", "value-keeping", "blunders"
+        "phase",
+        "positions",
+        "value accuracy",
+        "value-keeping",
+        "blunders"
     );
     for (phase, s) in &scores {
         let name = phase.map_or("all".to_string(), |p| format!("{p:?}").to_lowercase());
         let acc = s
             .value_accuracy()
             .map_or("n/a".to_string(), |a| format!("{:.1}%", 100.0 * a));
-        println!(
+        outln!(
             "{name:<10} {:>9} {acc:>15} {:>14.1}% {:>12.1}%",
             s.positions,
             100.0 * s.preserving_rate(),

@@ -1,0 +1,175 @@
+//! What the commands write, and where: a closed standard output, records and shards that
+//! are not overwritten unless asked, a match whose games failed.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Runs `kvarn` with `args`; returns whether it succeeded, its standard output and error.
+fn kvarn(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("kvarn runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs `kvarn` with `args` and a standard output whose reader has already gone, as in
+/// `kvarn ... | head -0`; returns the exit status and standard error.
+fn kvarn_into_a_closed_pipe(args: &[&str]) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("kvarn runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_closed_standard_output_ends_commands_quietly() {
+    for args in [
+        &["perft", "--variant", "six", "--depth", "3", "--divide"][..],
+        &["moves", "--variant", "six", "--moves", "b6 b2 d6"],
+    ] {
+        let (code, err) = kvarn_into_a_closed_pipe(args);
+        assert_eq!(code, Some(141), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.contains("Broken pipe"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn selfplay_refuses_a_folder_that_holds_shards_unless_told_to_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("shards");
+    std::fs::create_dir(&out).unwrap();
+    let old = out.join("selfplay-g0000000.kvsp");
+    std::fs::write(&old, b"an earlier run's games").unwrap();
+    std::fs::write(out.join("selfplay-g0000064.kvsp"), b"more").unwrap();
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/selfplay-six.toml");
+    let args = [
+        "selfplay",
+        "--config",
+        config,
+        "--games",
+        "2",
+        "--simulations",
+        "2",
+        "--threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let (ok, _, err) = kvarn(&args);
+    assert!(!ok);
+    assert!(err.contains(out.to_str().unwrap()), "{err}");
+    assert!(
+        err.contains("holds 2 shards") && err.contains("--overwrite"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&old).unwrap(), b"an earlier run's games");
+    let mut again = args.to_vec();
+    again.push("--overwrite");
+    let (ok, _, err) = kvarn(&again);
+    assert!(ok, "{err}");
+    assert!(
+        !out.join("selfplay-g0000064.kvsp").exists(),
+        "old shards go"
+    );
+    assert_ne!(std::fs::read(&old).unwrap(), b"an earlier run's games");
+}
+
+/// `kvarn match` of two quick agents in Five, writing to `out`, with `extra` arguments.
+fn quick_match(out: &Path, extra: &[&str]) -> (bool, String, String) {
+    let mut args = vec![
+        "match",
+        "--variant",
+        "five",
+        "--a",
+        "alphabeta:depth=1,seed=1",
+        "--b",
+        "random:seed=2",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    kvarn(&args)
+}
+
+#[test]
+fn match_checks_its_records_file_before_playing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("games.jsonl");
+    let (ok, stdout, err) = quick_match(&out, &[]);
+    assert!(ok, "{err}");
+    assert!(stdout.contains("score"), "{stdout}");
+    let first = std::fs::read(&out).unwrap();
+    // An existing file is refused before any game, naming what it holds.
+    let (ok, stdout, err) = quick_match(&out, &[]);
+    assert!(!ok);
+    assert!(!stdout.contains("score"), "{stdout}");
+    assert!(err.contains("exists (the records of 2 games"), "{err}");
+    assert!(err.contains("--overwrite"), "{err}");
+    std::fs::write(&out, "notes").unwrap();
+    let (ok, _, err) = quick_match(&out, &[]);
+    assert!(!ok && err.contains("not match records"), "{err}");
+    let (ok, _, err) = quick_match(&out, &["--overwrite"]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        first,
+        "the same seed, the same games"
+    );
+    // A folder that cannot be written is found before any game is played.
+    let blocked = dir.path().join("a-file");
+    std::fs::write(&blocked, "").unwrap();
+    let (ok, stdout, err) = quick_match(&blocked.join("games.jsonl"), &[]);
+    assert!(!ok);
+    assert!(err.contains("nothing was played"), "{err}");
+    assert!(!stdout.contains("score"), "{stdout}");
+}
+
+#[test]
+fn a_match_whose_games_fail_says_so_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    // Databases of three men a side only: the perfect player cannot play a whole game.
+    let rules = ["--variant", "nine", "--flying", "off"];
+    let mut solve = vec!["solve", "--max-men", "3", "--out", db.to_str().unwrap()];
+    solve.extend(rules);
+    let (ok, _, err) = kvarn(&solve);
+    assert!(ok, "{err}");
+    // `kvarn probe ... | head -1` ends quietly too.
+    let mut probe = vec!["probe", "--db", db.to_str().unwrap()];
+    probe.extend(rules);
+    probe.push("WW.W..../......B./B...B... w 0/0 - 0 40");
+    let (code, err) = kvarn_into_a_closed_pipe(&probe);
+    assert_eq!(code, Some(141), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let out = dir.path().join("games.jsonl");
+    let spec = format!("perfect:db={}", db.display());
+    let mut args = vec!["match", "--a", &spec, "--b", "random", "--games", "2"];
+    args.extend(rules);
+    args.extend(["--out", out.to_str().unwrap()]);
+    let (ok, stdout, err) = kvarn(&args);
+    assert!(!ok, "{stdout}");
+    assert!(stdout.contains("2 FAILED"), "{stdout}");
+    assert!(!stdout.contains("score 50"), "{stdout}");
+    assert!(stdout.contains("no game finished"), "{stdout}");
+    assert!(err.contains("2 of 2 games failed"), "{err}");
+    assert!(err.contains("do not cover"), "{err}");
+    assert!(!out.exists(), "no records file of no games");
+}
