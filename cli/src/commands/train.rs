@@ -94,23 +94,23 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     };
     let manifest = run::run(&config, &dir, options, Some(&bar), |r| {
         let line = terminal_line(&config, r);
-        bar.suspend(|| println!("{line}"));
+        bar.suspend(|| outln!("{line}"));
         tracing::debug!(generation = r.generation, "{line}");
     })?;
     bar.finish_and_clear();
-    println!(
+    outln!(
         "{} generations in {:.1} min; the self-play model is {}",
         manifest.generations_done(),
         began.elapsed().as_secs_f64() / 60.0,
         dir.model(manifest.selfplay_model()).display()
     );
-    println!(
+    outln!(
         "summary: {}  plot: {}  figures: {}",
         dir.summary_markdown().display(),
         dir.strength_plot().display(),
         dir.summary_csv().display()
     );
-    println!(
+    outln!(
         "TensorBoard: tensorboard --logdir {}",
         dir.tensorboard().display()
     );
