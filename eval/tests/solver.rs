@@ -325,3 +325,47 @@ fn a_bad_benchmark_set_is_named_as_one() {
     assert!(e.starts_with("benchmark set "), "{e}");
     assert!(!e.contains("game records"), "{e}");
 }
+
+#[test]
+fn critical_flags_and_the_random_players_figure_agree_with_the_databases() {
+    use kvarn_eval::agent::{AgentSpec, Outcome};
+    use kvarn_eval::solver::benchmark::{sample, score};
+    let rules = *FIVE.rules();
+    let set = sample(&FIVE, 120, 3);
+    let mut critical = 0;
+    for b in &set {
+        let pos = Position::from_position_string(&rules, &b.position).unwrap();
+        let moves = FIVE.move_values(&pos);
+        assert_eq!(usize::from(b.legal), moves.len());
+        // Critical: some legal move's exact outcome differs from the position's.
+        let changes = moves
+            .iter()
+            .any(|(_, v)| v.expect("covered").outcome() != b.value);
+        assert_eq!(b.critical(), changes, "{}", b.position);
+        assert!(!b.critical() || b.value != Outcome::Loss);
+        critical += usize::from(b.critical());
+    }
+    assert!(critical > 10 && critical < set.len(), "{critical} critical");
+    // The random player's expected figure, against many random players' mean.
+    let mut kept = 0.0;
+    let trials = 40;
+    for seed in 0..trials {
+        let spec = AgentSpec::Random { seed: Some(seed) };
+        let mut agent = spec.build(rules, seed).unwrap();
+        let all = score(&rules, &set, agent.as_mut()).unwrap()[&None];
+        kept += all.preserving_rate();
+        assert_eq!(all.critical as usize, critical);
+    }
+    let mut agent = AgentSpec::Random { seed: Some(0) }.build(rules, 0).unwrap();
+    let all = score(&rules, &set, agent.as_mut()).unwrap()[&None];
+    let (expected, expected_critical) = all.random_preserving_rates();
+    let measured = kept / trials as f64;
+    assert!(
+        (measured - expected).abs() < 0.03,
+        "{measured} vs {expected}"
+    );
+    assert!(
+        expected_critical.unwrap() < expected,
+        "critical positions are harder"
+    );
+}

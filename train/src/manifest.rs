@@ -277,4 +277,16 @@ pub struct SolverFigures {
     pub value_keeping: f64,
     /// Share of won or drawn positions where the chosen move threw it away.
     pub blunders: f64,
+    /// Critical positions scored (where some move throws the value away).
+    #[serde(default)]
+    pub critical_positions: u32,
+    /// Share of critical positions where the chosen move kept the value.
+    #[serde(default)]
+    pub critical_value_keeping: Option<f64>,
+    /// What a uniformly random player keeps, in expectation, over won or drawn positions.
+    #[serde(default)]
+    pub random_value_keeping: f64,
+    /// The same over critical positions.
+    #[serde(default)]
+    pub random_critical_value_keeping: Option<f64>,
 }

@@ -45,6 +45,13 @@ pub enum Metric {
     SolverValueKeeping,
     /// Share of won or drawn benchmark positions where the chosen move threw it away.
     SolverBlunders,
+    /// Share of critical benchmark positions (some move throws the value away) where the
+    /// chosen move kept it.
+    SolverCriticalValueKeeping,
+    /// What a uniformly random player keeps on the won or drawn benchmark positions.
+    SolverRandomValueKeeping,
+    /// What a uniformly random player keeps on the critical benchmark positions.
+    SolverRandomCriticalValueKeeping,
 }
 
 /// How a figure is written.
@@ -103,6 +110,11 @@ impl Metric {
             Metric::SolverValueAccuracy => "solver/value_accuracy".into(),
             Metric::SolverValueKeeping => "solver/value_keeping_moves".into(),
             Metric::SolverBlunders => "solver/blunders".into(),
+            Metric::SolverCriticalValueKeeping => "solver/critical_value_keeping_moves".into(),
+            Metric::SolverRandomValueKeeping => "solver/random_value_keeping_moves".into(),
+            Metric::SolverRandomCriticalValueKeeping => {
+                "solver/random_critical_value_keeping_moves".into()
+            }
         }
     }
 
@@ -126,6 +138,11 @@ impl Metric {
             Metric::SolverValueAccuracy => "solver value accuracy".into(),
             Metric::SolverValueKeeping => "solver value-keeping moves".into(),
             Metric::SolverBlunders => "solver blunders".into(),
+            Metric::SolverCriticalValueKeeping => "critical value-keeping moves".into(),
+            Metric::SolverRandomValueKeeping => "random play's value-keeping".into(),
+            Metric::SolverRandomCriticalValueKeeping => {
+                "random play's critical value-keeping".into()
+            }
         }
     }
 
@@ -144,7 +161,10 @@ impl Metric {
             Metric::Score(_)
             | Metric::SolverValueAccuracy
             | Metric::SolverValueKeeping
-            | Metric::SolverBlunders => Format::Share,
+            | Metric::SolverBlunders
+            | Metric::SolverCriticalValueKeeping
+            | Metric::SolverRandomValueKeeping
+            | Metric::SolverRandomCriticalValueKeeping => Format::Share,
         }
     }
 
@@ -174,6 +194,11 @@ impl Metric {
             Metric::SolverValueAccuracy => solver.and_then(|s| s.value_accuracy),
             Metric::SolverValueKeeping => solver.map(|s| s.value_keeping),
             Metric::SolverBlunders => solver.map(|s| s.blunders),
+            Metric::SolverCriticalValueKeeping => solver.and_then(|s| s.critical_value_keeping),
+            Metric::SolverRandomValueKeeping => solver.map(|s| s.random_value_keeping),
+            Metric::SolverRandomCriticalValueKeeping => {
+                solver.and_then(|s| s.random_critical_value_keeping)
+            }
         }
     }
 
@@ -228,6 +253,9 @@ pub fn metrics_of(config: &RunConfig) -> Vec<Metric> {
             Metric::SolverValueAccuracy,
             Metric::SolverValueKeeping,
             Metric::SolverBlunders,
+            Metric::SolverCriticalValueKeeping,
+            Metric::SolverRandomValueKeeping,
+            Metric::SolverRandomCriticalValueKeeping,
         ]);
     }
     out

@@ -76,6 +76,8 @@ fn columns(config: &RunConfig) -> Vec<Column> {
     if config.solver.db.is_some() {
         out.push(Column::Figure(Metric::SolverValueAccuracy));
         out.push(Column::Figure(Metric::SolverValueKeeping));
+        out.push(Column::Figure(Metric::SolverCriticalValueKeeping));
+        out.push(Column::Figure(Metric::SolverRandomCriticalValueKeeping));
     }
     out
 }
@@ -186,7 +188,9 @@ fn plotted(config: &RunConfig) -> Vec<Metric> {
         .into_iter()
         .filter(|m| match m {
             Metric::Score(o) => *o != Opponent::Previous,
-            Metric::SolverValueAccuracy | Metric::SolverValueKeeping => true,
+            Metric::SolverValueAccuracy
+            | Metric::SolverValueKeeping
+            | Metric::SolverCriticalValueKeeping => true,
             _ => false,
         })
         .collect()

@@ -17,8 +17,10 @@ use crate::storage::{read_jsonl, write_jsonl};
 
 /// Format name of a benchmark file.
 pub const FORMAT: &str = "kvarn-bench-set";
-/// Format version written and read.
-pub const VERSION: u32 = 1;
+/// Format version written and read: 2 adds the number of legal moves (and so whether a
+/// position is critical); sets of version 1 are still read, the count made from the
+/// position.
+pub const VERSION: u32 = 2;
 
 /// What the player to move is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -73,6 +75,23 @@ pub struct BenchPosition {
     pub distance: u16,
     /// The moves that keep the outcome (every move, in a lost position).
     pub preserving: Vec<String>,
+    /// Legal moves of the position (0 in sets of version 1 until read).
+    #[serde(default)]
+    pub legal: u16,
+}
+
+impl BenchPosition {
+    /// Whether a move can change the exact value here: some legal move throws the win or
+    /// the draw away. Elsewhere (a lost position, or one where every move keeps the value)
+    /// any player keeps the value, so such positions say nothing of strength.
+    pub fn critical(&self) -> bool {
+        self.value != Outcome::Loss && self.preserving.len() < usize::from(self.legal)
+    }
+
+    /// The chance that a uniformly random legal move keeps the value.
+    pub fn random_keeps(&self) -> f64 {
+        self.preserving.len() as f64 / f64::from(self.legal.max(1))
+    }
 }
 
 /// The first line of a benchmark file.
@@ -144,8 +163,9 @@ pub fn sample(solver: &Solver, n: usize, seed: u64) -> Vec<BenchPosition> {
         if balanced && slot.len() >= per_kind {
             continue;
         }
-        let preserving = solver
-            .move_values(&pos)
+        let moves = solver.move_values(&pos);
+        let legal = moves.len() as u16;
+        let preserving = moves
             .into_iter()
             .filter(|(_, mv)| mv.is_some_and(|mv| mv.outcome() == value.outcome()))
             .map(|(m, _)| m.to_string())
@@ -159,6 +179,7 @@ pub fn sample(solver: &Solver, n: usize, seed: u64) -> Vec<BenchPosition> {
                 Value::Draw => 0,
             },
             preserving,
+            legal,
         });
         accepted += 1;
     }
@@ -190,18 +211,25 @@ pub fn read_set(path: &Path) -> Result<(Rules, Vec<BenchPosition>), EvalError> {
         path: path.display().to_string(),
         reason,
     };
-    let (header, set): (BenchHeader, Vec<BenchPosition>) = read_jsonl(path).map_err(err)?;
-    if header.format != FORMAT || header.version != VERSION {
+    let (header, mut set): (BenchHeader, Vec<BenchPosition>) = read_jsonl(path).map_err(err)?;
+    if header.format != FORMAT || !(1..=VERSION).contains(&header.version) {
         return Err(err(format!(
-            "format {} version {}; this Kvarn reads {FORMAT} version {VERSION}",
+            "format {} version {}; this Kvarn reads {FORMAT} versions 1 to {VERSION}",
             header.format, header.version
         )));
+    }
+    if header.version == 1 {
+        for b in &mut set {
+            let pos = Position::from_position_string(&header.rules, &b.position)
+                .map_err(|e| err(format!("position {}: {e}", b.position)))?;
+            b.legal = pos.legal_moves(&header.rules).len() as u16;
+        }
     }
     Ok((header.rules, set))
 }
 
 /// An agent's figures on one phase of a benchmark set.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct PhaseScore {
     /// Positions of the phase.
     pub positions: u32,
@@ -215,6 +243,15 @@ pub struct PhaseScore {
     pub winning_or_drawn: u32,
     /// Moves that threw a win or a draw away.
     pub blunders: u32,
+    /// Critical positions (see [`BenchPosition::critical`]).
+    pub critical: u32,
+    /// Chosen moves, in critical positions, that keep the outcome.
+    pub critical_preserved: u32,
+    /// What a uniformly random player is expected to keep, summed over won or drawn
+    /// positions, and over critical ones.
+    pub random_preserved: f64,
+    /// See [`PhaseScore::random_preserved`].
+    pub random_critical_preserved: f64,
 }
 
 impl PhaseScore {
@@ -226,6 +263,10 @@ impl PhaseScore {
         self.preserved += o.preserved;
         self.winning_or_drawn += o.winning_or_drawn;
         self.blunders += o.blunders;
+        self.critical += o.critical;
+        self.critical_preserved += o.critical_preserved;
+        self.random_preserved += o.random_preserved;
+        self.random_critical_preserved += o.random_critical_preserved;
     }
 
     /// Share of estimates that were right (`None` without estimates).
@@ -237,6 +278,20 @@ impl PhaseScore {
     /// every move does, so those are left out).
     pub fn preserving_rate(&self) -> f64 {
         self.preserved as f64 / self.winning_or_drawn.max(1) as f64
+    }
+
+    /// Share of critical positions where the move kept the outcome (`None` without any).
+    pub fn critical_preserving_rate(&self) -> Option<f64> {
+        (self.critical > 0).then(|| f64::from(self.critical_preserved) / f64::from(self.critical))
+    }
+
+    /// What a uniformly random player keeps, in expectation: over won or drawn
+    /// positions, and over critical ones.
+    pub fn random_preserving_rates(&self) -> (f64, Option<f64>) {
+        let all = self.random_preserved / f64::from(self.winning_or_drawn.max(1));
+        let critical =
+            (self.critical > 0).then(|| self.random_critical_preserved / f64::from(self.critical));
+        (all, critical)
     }
 
     /// Share of won or drawn positions where the move threw the result away.
@@ -269,17 +324,33 @@ pub fn score(
         agent.new_game()?;
         let estimate = agent.outcome(&game)?;
         let mv = agent.choose(&game)?.to_string();
-        let kept = b.preserving.contains(&mv);
-        let s = PhaseScore {
-            positions: 1,
-            estimated: u32::from(estimate.is_some()),
-            correct: u32::from(estimate == Some(b.value)),
-            preserved: u32::from(kept && b.value != Outcome::Loss),
-            winning_or_drawn: u32::from(b.value != Outcome::Loss),
-            blunders: u32::from(b.value != Outcome::Loss && !kept),
+        // The legal moves counted here, not trusted from the file.
+        let b = &BenchPosition {
+            legal: game.legal_moves().len() as u16,
+            ..b.clone()
         };
+        let s = position_score(b, estimate, b.preserving.contains(&mv));
         out.entry(Some(b.phase)).or_default().add(&s);
         out.entry(None).or_default().add(&s);
     }
     Ok(out)
+}
+
+/// One position's contribution to a score.
+fn position_score(b: &BenchPosition, estimate: Option<Outcome>, kept: bool) -> PhaseScore {
+    let open = b.value != Outcome::Loss;
+    let critical = b.critical();
+    let random = if open { b.random_keeps() } else { 0.0 };
+    PhaseScore {
+        positions: 1,
+        estimated: u32::from(estimate.is_some()),
+        correct: u32::from(estimate == Some(b.value)),
+        preserved: u32::from(kept && open),
+        winning_or_drawn: u32::from(open),
+        blunders: u32::from(open && !kept),
+        critical: u32::from(critical),
+        critical_preserved: u32::from(critical && kept),
+        random_preserved: random,
+        random_critical_preserved: if critical { random } else { 0.0 },
+    }
 }

@@ -199,11 +199,16 @@ fn score_on_set(
             all.add(a);
         }
     }
+    let (random, random_critical) = all.random_preserving_rates();
     Ok(SolverFigures {
         positions: all.positions,
         value_accuracy: all.value_accuracy(),
         value_keeping: all.preserving_rate(),
         blunders: all.blunder_rate(),
+        critical_positions: all.critical,
+        critical_value_keeping: all.critical_preserving_rate(),
+        random_value_keeping: random,
+        random_critical_value_keeping: random_critical,
     })
 }
 
