@@ -269,24 +269,35 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
     let scores = benchmark::score(&rules, &set, agent.as_mut())?;
     outln!("{spec} on {} positions of {rules}", set.len());
     outln!(
-        "{:<10} {:>9} {:>15} {:>15} {:>13}",
+        "{:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
         "phase",
         "positions",
-        "value accuracy",
-        "value-keeping",
-        "blunders"
+        "value",
+        "keeping",
+        "random",
+        "critical",
+        "keeping",
+        "random"
     );
     for (phase, s) in &scores {
         let name = phase.map_or("all".to_string(), |p| format!("{p:?}").to_lowercase());
-        let acc = s
-            .value_accuracy()
-            .map_or("n/a".to_string(), |a| format!("{:.1}%", 100.0 * a));
+        let pct = |v: Option<f64>| v.map_or("n/a".to_string(), |a| format!("{:.1}%", 100.0 * a));
+        let (random, random_critical) = s.random_preserving_rates();
         outln!(
-            "{name:<10} {:>9} {acc:>15} {:>14.1}% {:>12.1}%",
+            "{name:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
             s.positions,
-            100.0 * s.preserving_rate(),
-            100.0 * s.blunder_rate()
+            pct(s.value_accuracy()),
+            pct(Some(s.preserving_rate())),
+            pct(Some(random)),
+            s.critical,
+            pct(s.critical_preserving_rate()),
+            pct(random_critical)
         );
     }
+    outln!(
+        "value: outcome accuracy; keeping: moves that keep the value (won or drawn positions); \
+         critical: positions where some move throws the value away; random: what uniformly \
+         random moves keep, in expectation"
+    );
     Ok(())
 }
