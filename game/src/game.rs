@@ -1,6 +1,9 @@
 //! A game: rules, the positions played so far and its status. Adds what a single
 //! [`Position`] cannot know: how often a position has occurred (repetition), and undo.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use crate::error::{IllegalMove, PlayError};
 use crate::moves::{Move, MoveList};
 use crate::position::{Position, SetupError};
@@ -18,6 +21,9 @@ struct Frame {
     rep_base: u32,
     /// How many times this position has occurred, this one included.
     occurrences: u32,
+    /// Index of the latest earlier frame since `rep_base` holding the same position, or
+    /// [`NONE`].
+    prev: u32,
     /// Bloom filter of the positions since `rep_base`, this one included: bit
     /// `hash >> 57` of each hash. A clear bit proves a position new without a scan.
     seen: u128,
@@ -30,7 +36,22 @@ struct Frame {
 pub struct Game {
     rules: Rules,
     frames: Vec<Frame>,
+    /// Built only once a reversible stretch grows past [`SCAN_LIMIT`] (so short stretches,
+    /// the common case in searches, never touch it) and kept in step from then on:
+    /// `chain[i]` is the latest frame before `i` with the same hash as frame `i`, or
+    /// [`NONE`], for the first `chain.len()` frames.
+    chain: Vec<u32>,
+    /// The latest of the first `chain.len()` frames with each hash.
+    latest: HashMap<u64, u32, BuildHasherDefault<PassThrough>>,
 }
+
+/// No frame.
+const NONE: u32 = u32::MAX;
+
+/// Reversible stretches up to this many frames are searched by a scan; longer ones
+/// through the hash index, so that a long game without captures costs constant time a
+/// move rather than a scan of the whole stretch.
+const SCAN_LIMIT: u32 = 64;
 
 impl Game {
     /// A new game from the empty board.
@@ -57,9 +78,12 @@ impl Game {
                 last: None,
                 rep_base: 0,
                 occurrences: 1,
+                prev: NONE,
                 seen: bloom_bit(pos.hash()),
                 status,
             }],
+            chain: Vec::new(),
+            latest: HashMap::default(),
         }
     }
 
@@ -102,14 +126,8 @@ impl Game {
     /// start position), before now. Searches use it to tell a repetition inside their own
     /// line from one that reaches back into the game before the search began.
     pub fn repeats_since(&self, ply: usize) -> bool {
-        let top = self.top();
-        if top.occurrences < 2 {
-            return false;
-        }
-        let key = top.pos.key();
-        let now = self.frames.len() - 1;
-        let from = ply.max(top.rep_base as usize);
-        self.frames[from..now].iter().any(|f| f.pos.key() == key)
+        let prev = self.top().prev;
+        prev != NONE && prev as usize >= ply
     }
 
     /// The moves played since the start position, in order.
@@ -182,25 +200,21 @@ impl Game {
         };
         let earlier_seen = if rep_base == index { 0 } else { top.seen };
         let bit = bloom_bit(pos.hash());
-        let occurrences = if pos.pending_removal() || earlier_seen & bit == 0 {
+        let prev = if pos.pending_removal() || earlier_seen & bit == 0 {
             // A pending removal is followed by the removal, an irreversible move: the same
             // state cannot have come before within this reversible stretch. A clear bloom
             // bit means no earlier position of the stretch has this hash.
-            1
+            NONE
+        } else if index - rep_base <= SCAN_LIMIT {
+            self.scan_prev(&pos, rep_base)
         } else {
-            // Between irreversible moves every decision is a shift that passes the turn,
-            // so only frames an even number of plies back can hold the same side to move.
-            // The stored hash filters; the exact key confirms.
-            let (hash, key) = (pos.hash(), pos.key());
-            let base = rep_base as usize;
-            let mut earlier = 0;
-            let mut i = index as usize;
-            while i >= base + 2 {
-                i -= 2;
-                let f = &self.frames[i].pos;
-                earlier += u32::from(f.hash() == hash && f.key() == key);
-            }
-            earlier + 1
+            self.indexed_prev(&pos, rep_base)
+        };
+        // The latest earlier occurrence counts every one before it, being in the same
+        // stretch.
+        let occurrences = match prev {
+            NONE => 1,
+            i => self.frames[i as usize].occurrences + 1,
         };
         let status = pos.status(&self.rules, occurrences);
         self.frames.push(Frame {
@@ -208,15 +222,54 @@ impl Game {
             last: Some(mv),
             rep_base,
             occurrences,
+            prev,
             seen: earlier_seen | bit,
             status,
         });
+    }
+
+    /// The latest frame since `rep_base` holding `pos` (which is to follow the last
+    /// frame), by a scan. Between irreversible moves every decision is a shift that passes
+    /// the turn, so only frames an even number of plies back can hold the same side to
+    /// move. The stored hash filters; the exact key confirms.
+    fn scan_prev(&self, pos: &Position, rep_base: u32) -> u32 {
+        let (hash, key) = (pos.hash(), pos.key());
+        let base = rep_base as usize;
+        let mut i = self.frames.len();
+        while i >= base + 2 {
+            i -= 2;
+            let f = &self.frames[i].pos;
+            if f.hash() == hash && f.key() == key {
+                return i as u32;
+            }
+        }
+        NONE
+    }
+
+    /// [`Game::scan_prev`] through the hash index, first bringing the index up to date.
+    fn indexed_prev(&mut self, pos: &Position, rep_base: u32) -> u32 {
+        for i in self.chain.len()..self.frames.len() {
+            let hash = self.frames[i].pos.hash();
+            let before = self.latest.insert(hash, i as u32).unwrap_or(NONE);
+            self.chain.push(before);
+        }
+        let key = pos.key();
+        let mut i = self.latest.get(&pos.hash()).copied().unwrap_or(NONE);
+        while i != NONE && i >= rep_base {
+            if self.frames[i as usize].pos.key() == key {
+                return i;
+            }
+            i = self.chain[i as usize];
+        }
+        NONE
     }
 
     /// Goes back to the start position, keeping the allocated history (for loops that
     /// play many games).
     pub fn restart(&mut self) {
         self.frames.truncate(1);
+        self.chain.clear();
+        self.latest.clear();
     }
 
     /// Takes back the last decision, returning it; `None` at the start position.
@@ -224,7 +277,16 @@ impl Game {
         if self.frames.len() == 1 {
             return None;
         }
-        self.frames.pop().and_then(|f| f.last)
+        let frame = self.frames.pop()?;
+        if self.chain.len() > self.frames.len() {
+            // The popped frame was indexed: its hash points back to its predecessor.
+            let hash = frame.pos.hash();
+            match self.chain.pop() {
+                Some(NONE) | None => self.latest.remove(&hash),
+                Some(before) => self.latest.insert(hash, before),
+            };
+        }
+        frame.last
     }
 
     /// Plays a space-separated list of moves in notation (the combined form `b2xf4`
@@ -244,7 +306,9 @@ impl Game {
             for mv in decisions {
                 if let Err(source) = self.play(mv) {
                     // A combined token is all or nothing.
-                    self.frames.truncate(before);
+                    while self.frames.len() > before {
+                        self.undo();
+                    }
                     return Err(PlayError::Illegal {
                         index,
                         text: text.to_string(),
@@ -261,4 +325,26 @@ impl Game {
 #[inline]
 fn bloom_bit(hash: u64) -> u128 {
     1u128 << (hash >> 57)
+}
+
+/// A hasher for keys that are already uniform 64-bit hashes (Zobrist): passes them on.
+#[derive(Clone, Copy, Debug, Default)]
+struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
