@@ -5,7 +5,12 @@
 //! - `.kvmodel` (the default): a Kvarn container (`kvarn_storage`: magic `KVARNMDL`,
 //!   version, JSON header, CRC-32) whose payload is burn's own record (burnpack);
 //! - `.safetensors`: the same parameters in the safetensors format, the header in its
-//!   `__metadata__` under the key `kvarn`, for tools outside Kvarn.
+//!   `__metadata__` under the key `kvarn`, for tools outside Kvarn, and beside it, under
+//!   `kvarn_crc32`, a CRC-32 of that header and of every tensor (name, dtype, shape and
+//!   bytes, in name order), so that a changed weight is refused like a damaged `.kvmodel`.
+//!   A file without it (written before the checksum existed, or not by Kvarn) is refused
+//!   too, with the key named: no compatibility was promised, and loading unchecked weights
+//!   quietly is what the checksum is there to prevent.
 //!
 //! Both are written atomically.
 
@@ -27,6 +32,8 @@ pub const MODEL_MAGIC: &[u8; 8] = b"KVARNMDL";
 pub const MODEL_FORMAT_VERSION: u32 = 1;
 /// Key of the Kvarn header in a safetensors file's metadata.
 pub const SAFETENSORS_KEY: &str = "kvarn";
+/// Key of the checksum (CRC-32 as 8 hex digits) in a safetensors file's metadata.
+pub const SAFETENSORS_CRC_KEY: &str = "kvarn_crc32";
 
 /// Where a model came from, carried along for model cards and reports.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -104,6 +111,14 @@ pub enum ModelFileError {
         /// The rules asked for.
         wanted: Rules,
     },
+    /// A `.safetensors` file whose checksum does not match its contents, or that has none.
+    #[error("{path} is damaged: {message}")]
+    Damaged {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The header names an impossible network.
     #[error("{path}: {message}")]
     Config {
@@ -178,12 +193,13 @@ pub fn to_bytes(
     let header = header_of(network, provenance);
     if safetensors {
         let json = serde_json::to_string(&header).map_err(|e| io(e.to_string()))?;
-        let mut store = SafetensorsStore::from_bytes(None).metadata(SAFETENSORS_KEY, json);
+        let mut store = SafetensorsStore::from_bytes(None).metadata(SAFETENSORS_KEY, &json);
         network
             .model
             .save_into(&mut store)
             .map_err(|e| io(e.to_string()))?;
-        store.get_bytes().map_err(|e| io(e.to_string()))
+        let bytes = store.get_bytes().map_err(|e| io(e.to_string()))?;
+        seal_safetensors(&bytes, &json).map_err(io)
     } else {
         let record = network
             .model
@@ -193,6 +209,71 @@ pub fn to_bytes(
             .map_err(|e| io(e.to_string()))?;
         container_bytes(MODEL_MAGIC, MODEL_FORMAT_VERSION, &header, &record[..])
             .map_err(|e| io(e.to_string()))
+    }
+}
+
+/// The checksum of a safetensors model: CRC-32 of the Kvarn header and of every tensor's
+/// name, dtype, shape and bytes, in name order (so it does not depend on the layout).
+fn safetensors_crc(kvarn_json: &str, tensors: &safetensors::SafeTensors) -> u32 {
+    let mut views = tensors.tensors();
+    views.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut h = crc32fast::Hasher::new();
+    h.update(&(kvarn_json.len() as u64).to_le_bytes());
+    h.update(kvarn_json.as_bytes());
+    for (name, view) in &views {
+        h.update(&(name.len() as u64).to_le_bytes());
+        h.update(name.as_bytes());
+        h.update(format!("{:?}", view.dtype()).as_bytes());
+        h.update(&(view.shape().len() as u64).to_le_bytes());
+        for &d in view.shape() {
+            h.update(&(d as u64).to_le_bytes());
+        }
+        h.update(&(view.data().len() as u64).to_le_bytes());
+        h.update(view.data());
+    }
+    h.finalize()
+}
+
+/// `bytes` (a safetensors file with `kvarn_json` under [`SAFETENSORS_KEY`]) again, with
+/// its checksum added under [`SAFETENSORS_CRC_KEY`].
+fn seal_safetensors(bytes: &[u8], kvarn_json: &str) -> Result<Vec<u8>, String> {
+    let tensors = safetensors::SafeTensors::deserialize(bytes).map_err(|e| e.to_string())?;
+    let (_, meta) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| e.to_string())?;
+    let mut metadata = meta.metadata().clone().unwrap_or_default();
+    metadata.insert(
+        SAFETENSORS_CRC_KEY.to_string(),
+        format!("{:08x}", safetensors_crc(kvarn_json, &tensors)),
+    );
+    safetensors::serialize(tensors.tensors(), Some(metadata)).map_err(|e| e.to_string())
+}
+
+/// Checks the checksum of a safetensors model file.
+fn check_safetensors(
+    name: &str,
+    bytes: &[u8],
+    metadata: Option<&std::collections::HashMap<String, String>>,
+    kvarn_json: &str,
+) -> Result<(), ModelFileError> {
+    let damaged = |message: String| ModelFileError::Damaged {
+        path: name.to_string(),
+        message,
+    };
+    let stored = metadata
+        .and_then(|m| m.get(SAFETENSORS_CRC_KEY))
+        .ok_or_else(|| {
+            damaged(format!(
+                "no `{SAFETENSORS_CRC_KEY}` checksum in its safetensors metadata, so its weights cannot be checked (written before Kvarn checked safetensors models?); save it again with this build, e.g. from a .kvmodel copy"
+            ))
+        })?;
+    let tensors = safetensors::SafeTensors::deserialize(bytes)
+        .map_err(|e| damaged(format!("its tensors cannot be read: {e}")))?;
+    let actual = format!("{:08x}", safetensors_crc(kvarn_json, &tensors));
+    if *stored == actual {
+        Ok(())
+    } else {
+        Err(damaged(format!(
+            "the weights or the header do not match their checksum ({SAFETENSORS_CRC_KEY} {stored}, contents {actual})"
+        )))
     }
 }
 
@@ -239,6 +320,7 @@ fn parse_parts(
                     "no `{SAFETENSORS_KEY}` entry in the metadata: not a Kvarn model"
                 ))
             })?;
+        check_safetensors(&name, &bytes, meta.metadata().as_ref(), json)?;
         let header: ModelHeader =
             serde_json::from_str(json).map_err(|e| bad(format!("bad Kvarn header: {e}")))?;
         (header, Params::Safetensors(bytes))

@@ -197,6 +197,58 @@ fn bad_model_files_are_refused_with_a_reason() {
     assert!(err.contains("not a Kvarn model"), "{err}");
 }
 
+/// `.safetensors` files carry a checksum of the header and the weights: one changed
+/// weight byte, a changed header, or no checksum at all is refused, naming the file.
+#[test]
+fn a_changed_safetensors_weight_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = Rules::new(Variant::Six);
+    let net = Network::new(rules, configs()[0].clone(), &Device::flex()).unwrap();
+    let path = dir.path().join("m.safetensors");
+    file::save(&net, &Provenance::default(), &path).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let st = safetensors::SafeTensors::deserialize(&good).unwrap();
+    let (_, meta) = safetensors::SafeTensors::read_metadata(&good).unwrap();
+    let metadata = meta.metadata().clone().unwrap();
+    assert!(metadata.contains_key(file::SAFETENSORS_CRC_KEY));
+    let refusal = |bytes: &[u8]| {
+        std::fs::write(&path, bytes).unwrap();
+        file::load(&path, &Device::flex()).unwrap_err().to_string()
+    };
+
+    // Each of several weight bytes changed in turn (the last bytes of the file are weights).
+    for back in [1, 7, 100, 1000] {
+        let mut bad = good.clone();
+        let at = bad.len() - back;
+        bad[at] ^= 0x10;
+        let err = refusal(&bad);
+        assert!(
+            err.contains("m.safetensors") && err.contains("damaged"),
+            "{err}"
+        );
+    }
+
+    // The Kvarn header changed (another provenance note) but still readable.
+    let mut edited = metadata.clone();
+    let header = edited.get_mut(file::SAFETENSORS_KEY).unwrap();
+    *header = header.replace("\"note\":null", "\"note\":\"x\"");
+    let bytes = safetensors::serialize(st.tensors(), Some(edited)).unwrap();
+    let err = refusal(&bytes);
+    assert!(err.contains("damaged") && err.contains("checksum"), "{err}");
+
+    // No checksum (a file from before it existed): refused, naming the missing key.
+    let mut old = metadata.clone();
+    old.remove(file::SAFETENSORS_CRC_KEY);
+    let bytes = safetensors::serialize(st.tensors(), Some(old)).unwrap();
+    let err = refusal(&bytes);
+    assert!(err.contains(file::SAFETENSORS_CRC_KEY), "{err}");
+
+    // The same tensors in another layout with the checksum kept: still accepted.
+    let bytes = safetensors::serialize(st.tensors(), Some(metadata)).unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+    file::load(&path, &Device::flex()).unwrap();
+}
+
 #[test]
 fn a_model_is_refused_for_rules_it_was_not_trained_for() {
     let dir = tempfile::tempdir().unwrap();
