@@ -369,3 +369,42 @@ fn critical_flags_and_the_random_players_figure_agree_with_the_databases() {
         "critical positions are harder"
     );
 }
+
+#[test]
+fn the_committed_five_sets_agree_with_the_databases_and_do_not_overlap() {
+    use kvarn_eval::solver::benchmark::{Part, committed};
+    let rules = *FIVE.rules();
+    let tuning = committed(&rules, Part::Tuning)
+        .expect("a committed set")
+        .unwrap();
+    let held_out = committed(&rules, Part::HeldOut)
+        .expect("a committed set")
+        .unwrap();
+    assert!(tuning.len() >= 1000 && held_out.len() >= 990);
+    let names: std::collections::HashSet<&String> = tuning.iter().map(|b| &b.position).collect();
+    assert!(
+        held_out.iter().all(|b| !names.contains(&b.position)),
+        "disjoint halves"
+    );
+    for b in tuning.iter().chain(&held_out) {
+        let pos = Position::from_position_string(&rules, &b.position).unwrap();
+        assert_eq!(
+            FIVE.value(&pos).unwrap().outcome(),
+            b.value,
+            "{}",
+            b.position
+        );
+        let moves = FIVE.move_values(&pos);
+        assert_eq!(usize::from(b.legal), moves.len());
+        let keeping: Vec<String> = moves
+            .iter()
+            .filter(|(_, v)| v.unwrap().outcome() == b.value)
+            .map(|(m, _)| m.to_string())
+            .collect();
+        assert_eq!(keeping, b.preserving, "{}", b.position);
+    }
+    let critical = tuning.iter().filter(|b| b.critical()).count();
+    assert!(critical > 300, "{critical} critical positions");
+    let nine = kvarn_game::Rules::new(kvarn_game::Variant::Nine);
+    assert!(committed(&nine, Part::Tuning).is_none());
+}

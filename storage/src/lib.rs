@@ -87,11 +87,22 @@ pub fn write_jsonl<H: serde::Serialize, R: serde::Serialize>(
 pub fn read_jsonl<H: serde::de::DeserializeOwned, R: serde::de::DeserializeOwned>(
     path: &Path,
 ) -> Result<(H, Vec<R>), String> {
+    let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
+    parse_jsonl(&text)
+}
+
+/// Parses the text of a file [`write_jsonl`] wrote (one read from disk, or one built into
+/// the program), after checking the checksum.
+///
+/// # Errors
+/// A message saying what is wrong: empty, cut short or damaged, a bad line.
+pub fn parse_jsonl<H: serde::de::DeserializeOwned, R: serde::de::DeserializeOwned>(
+    text: &str,
+) -> Result<(H, Vec<R>), String> {
     #[derive(serde::Deserialize)]
     struct Trailer {
         crc32: String,
     }
-    let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
     if text.is_empty() {
         return Err("the file is empty (0 bytes): it was cut short or never written".into());
     }

@@ -100,8 +100,9 @@ pub struct SolverConfig {
     pub build_if_missing: bool,
     /// Nine Men's Morris: the moving phase is solved up to this many men a side.
     pub max_men: u8,
-    /// Positions of the benchmark set, sampled once per run and balanced over phases and
-    /// values.
+    /// Positions of the benchmark set, balanced over phases and values: taken from the
+    /// committed tuning set of the rules where the repository has one (so that runs are
+    /// judged on the same positions), else sampled once per run from the databases.
     pub positions: usize,
     /// Games against the perfect player from the start position, colours alternating.
     pub games_vs_perfect: usize,
@@ -270,6 +271,7 @@ impl RunConfig {
     /// The first bad setting, named by its key.
     pub fn validate(&self) -> Result<(), SettingError> {
         self.network.validate()?;
+        crate::config::check_search_finite(&self.search)?;
         self.search.validate()?;
         self.selfplay.validate()?;
         self.train.validate()?;

@@ -223,6 +223,10 @@ pub struct BenchSetArgs {
     /// The benchmark file to write.
     #[arg(long)]
     out: PathBuf,
+    /// Split the set in two halves alike: the tuning half into --out, the held-out half
+    /// into this file.
+    #[arg(long)]
+    heldout: Option<PathBuf>,
 }
 
 /// Runs `kvarn bench-set`.
@@ -230,7 +234,13 @@ pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     anyhow::ensure!(args.n > 0, "--n must be at least 1");
     let solver = Databases::open(&args.db, rules)?.load(None)?;
-    let set = benchmark::sample(&solver, args.n, args.seed);
+    let mut set = benchmark::sample(&solver, args.n, args.seed);
+    if let Some(path) = &args.heldout {
+        let (tuning, held_out) = benchmark::split(&set);
+        benchmark::write_set(path, &rules, &held_out)?;
+        outln!("{} held-out positions written to {}", held_out.len(), path.display());
+        set = tuning;
+    }
     benchmark::write_set(&args.out, &rules, &set)?;
     let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
     for b in &set {

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::{NOT_A_POSITION, Solver, Subspace, Value};
 use crate::agent::{Agent, Outcome};
 use crate::error::EvalError;
-use crate::storage::{read_jsonl, write_jsonl};
+use crate::storage::{parse_jsonl, write_jsonl};
 
 /// Format name of a benchmark file.
 pub const FORMAT: &str = "kvarn-bench-set";
@@ -186,6 +186,111 @@ pub fn sample(solver: &Solver, n: usize, seed: u64) -> Vec<BenchPosition> {
     by_kind.into_values().flatten().collect()
 }
 
+/// A half of a committed benchmark set: one to tune on, one held out for reports, so
+/// that what was chosen on the first is judged on positions it never saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// For choosing settings, and for the figures of every generation of a run.
+    Tuning,
+    /// For final reports only.
+    HeldOut,
+}
+
+impl Part {
+    /// `tuning` or `heldout`, as in the files' names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Tuning => "tuning",
+            Part::HeldOut => "heldout",
+        }
+    }
+}
+
+/// Splits a set in two halves alike: within each (phase, outcome) kind, positions go to
+/// the tuning and the held-out part in turn.
+pub fn split(set: &[BenchPosition]) -> (Vec<BenchPosition>, Vec<BenchPosition>) {
+    let mut seen: BTreeMap<(Phase, Outcome), usize> = BTreeMap::new();
+    let (mut tuning, mut held_out) = (Vec::new(), Vec::new());
+    for b in set {
+        let n = seen.entry((b.phase, b.value)).or_default();
+        if n.is_multiple_of(2) {
+            tuning.push(b.clone());
+        } else {
+            held_out.push(b.clone());
+        }
+        *n += 1;
+    }
+    (tuning, held_out)
+}
+
+/// `n` positions of `set`, as evenly as it allows over its (phase, outcome) kinds: the
+/// first of each kind, then the second of each, and so on, in the set's order.
+pub fn subset(set: &[BenchPosition], n: usize) -> Vec<BenchPosition> {
+    let mut kinds: BTreeMap<(Phase, Outcome), Vec<&BenchPosition>> = BTreeMap::new();
+    for b in set {
+        kinds.entry((b.phase, b.value)).or_default().push(b);
+    }
+    let longest = kinds.values().map(Vec::len).max().unwrap_or(0);
+    (0..longest)
+        .flat_map(|i| kinds.values().filter_map(move |k| k.get(i)))
+        .take(n)
+        .map(|b| (*b).clone())
+        .collect()
+}
+
+/// The sets in the repository (`eval/benchmarks/`), built into the program so that every
+/// run and report, wherever it runs, is judged on the same positions: name, text.
+const COMMITTED: &[(&str, &str)] = &[
+    (
+        "six-tuning",
+        include_str!("../../benchmarks/six-tuning.jsonl"),
+    ),
+    (
+        "six-heldout",
+        include_str!("../../benchmarks/six-heldout.jsonl"),
+    ),
+    (
+        "five-tuning",
+        include_str!("../../benchmarks/five-tuning.jsonl"),
+    ),
+    (
+        "five-heldout",
+        include_str!("../../benchmarks/five-heldout.jsonl"),
+    ),
+];
+
+/// The name of the committed set of `rules`' part: `six-tuning`, `nine-fly-endgame-heldout`.
+pub fn committed_name(rules: &Rules, part: Part) -> String {
+    let variant = match rules.variant() {
+        kvarn_game::Variant::Nine if rules.flying() => "nine-fly-endgame",
+        kvarn_game::Variant::Nine => "nine-nofly-endgame",
+        kvarn_game::Variant::Six => "six",
+        kvarn_game::Variant::Five => "five",
+    };
+    format!("{variant}-{}", part.name())
+}
+
+/// The committed set for `rules` (its values hold whatever the draw rules, which the
+/// solver ignores), or `None` where the repository has none.
+///
+/// # Errors
+/// [`EvalError::BenchmarkSet`] when the built-in text does not read (a build from a
+/// damaged checkout), or holds positions of other rules.
+pub fn committed(rules: &Rules, part: Part) -> Option<Result<Vec<BenchPosition>, EvalError>> {
+    let name = committed_name(rules, part);
+    let (_, text) = COMMITTED.iter().find(|(n, _)| *n == name)?;
+    let err = |reason: String| EvalError::BenchmarkSet {
+        path: format!("the committed set {name}"),
+        reason,
+    };
+    let read = parse_set(text).map_err(err).and_then(|(set_rules, set)| {
+        let same = set_rules.variant() == rules.variant() && set_rules.flying() == rules.flying();
+        same.then_some(set)
+            .ok_or_else(|| err(format!("holds positions of {set_rules}, not {rules}")))
+    });
+    Some(read)
+}
+
 /// Writes a benchmark set.
 ///
 /// # Errors
@@ -211,17 +316,23 @@ pub fn read_set(path: &Path) -> Result<(Rules, Vec<BenchPosition>), EvalError> {
         path: path.display().to_string(),
         reason,
     };
-    let (header, mut set): (BenchHeader, Vec<BenchPosition>) = read_jsonl(path).map_err(err)?;
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    parse_set(&text).map_err(err)
+}
+
+/// A benchmark set from the text of its file.
+fn parse_set(text: &str) -> Result<(Rules, Vec<BenchPosition>), String> {
+    let (header, mut set): (BenchHeader, Vec<BenchPosition>) = parse_jsonl(text)?;
     if header.format != FORMAT || !(1..=VERSION).contains(&header.version) {
-        return Err(err(format!(
+        return Err(format!(
             "format {} version {}; this Kvarn reads {FORMAT} versions 1 to {VERSION}",
             header.format, header.version
-        )));
+        ));
     }
     if header.version == 1 {
         for b in &mut set {
             let pos = Position::from_position_string(&header.rules, &b.position)
-                .map_err(|e| err(format!("position {}: {e}", b.position)))?;
+                .map_err(|e| format!("position {}: {e}", b.position))?;
             b.legal = pos.legal_moves(&header.rules).len() as u16;
         }
     }

@@ -6,7 +6,7 @@ use indicatif::ProgressBar;
 use kvarn_eval::agent::{AgentFactory, AgentSpec};
 use kvarn_eval::matches::{GameRecord, MatchConfig, MatchReport, run_match};
 use kvarn_eval::search::Limits;
-use kvarn_eval::solver::benchmark::{self, BenchPosition, PhaseScore};
+use kvarn_eval::solver::benchmark::{self, BenchPosition, Part, PhaseScore};
 use kvarn_eval::solver::db::{self, Databases};
 use kvarn_eval::solver::{Solver, plan_for};
 use kvarn_game::seeds::derive;
@@ -238,11 +238,30 @@ pub fn bench_set(
         }
         return Ok(Some(set));
     }
-    let solver = databases(config, db_dir, progress)?;
-    let seed = derive(config.seed, stream::SOLVER_SET, 0);
-    let set = benchmark::sample(&solver, config.solver.positions, seed);
+    // The perfect player needs the databases even where the set is the committed one.
+    let solver = if config.solver.build_if_missing {
+        Some(databases(config, db_dir, progress)?)
+    } else {
+        None
+    };
+    let set = match benchmark::committed(&config.rules, Part::Tuning) {
+        Some(committed) => {
+            let committed = committed.map_err(RunError::Solver)?;
+            let name = benchmark::committed_name(&config.rules, Part::Tuning);
+            tracing::info!(set = %name, "solver benchmark from the committed set");
+            benchmark::subset(&committed, config.solver.positions)
+        }
+        None => {
+            let solver = match solver {
+                Some(s) => s,
+                None => databases(config, db_dir, progress)?,
+            };
+            let seed = derive(config.seed, stream::SOLVER_SET, 0);
+            benchmark::sample(&solver, config.solver.positions, seed)
+        }
+    };
     benchmark::write_set(&path, &config.rules, &set).map_err(RunError::Solver)?;
-    tracing::info!(positions = set.len(), file = %path.display(), "solver benchmark set sampled");
+    tracing::info!(positions = set.len(), file = %path.display(), "solver benchmark set written");
     Ok(Some(set))
 }
 
