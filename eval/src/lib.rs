@@ -9,7 +9,10 @@
 //!   `random`, `alphabeta:depth=4` or `engine:cmd=PATH`.
 //! - [`protocol`]: the UCI-style protocol of `kvarn engine`, and [`external`]: the client
 //!   that plays any program speaking it.
-//! - [`matches`]: games in parallel from varied openings, with records, and [`elo`].
+//! - [`matches`]: games in parallel from varied openings, with records, and [`elo`];
+//!   [`sprt`]: sequential tests over game pairs (fishtest's pentanomial SPRT).
+//! - [`ladder`]: one Elo scale for many players, fitted by maximum likelihood, and the
+//!   schedule of who plays whom.
 //!
 //! No neural network is involved.
 
@@ -18,11 +21,13 @@ pub mod elo;
 mod error;
 pub mod evaluation;
 pub mod external;
+pub mod ladder;
 pub mod matches;
 pub mod protocol;
 pub mod records;
 pub mod search;
 pub mod solver;
+pub mod sprt;
 /// Atomic, checksummed files (shared with the other crates).
 pub use kvarn_storage as storage;
 
