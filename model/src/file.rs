@@ -24,7 +24,7 @@ use kvarn_storage::{ContainerError, container_bytes, parse_container, write_atom
 use serde::{Deserialize, Serialize};
 
 use crate::config::NetConfig;
-use crate::network::Network;
+use crate::network::{Model, Network};
 
 /// Magic bytes of a `.kvmodel` file.
 pub const MODEL_MAGIC: &[u8; 8] = b"KVARNMDL";
@@ -247,6 +247,27 @@ fn seal_safetensors(bytes: &[u8], kvarn_json: &str) -> Result<Vec<u8>, String> {
     safetensors::serialize(tensors.tensors(), Some(metadata)).map_err(|e| e.to_string())
 }
 
+/// `bytes`, a safetensors model file, with its checksum computed afresh from what it
+/// holds now: for a tool that edits such a file on purpose, and for tests that need
+/// damaged files which pass the checksum, to reach the checks behind it.
+///
+/// # Errors
+/// [`ModelFileError::Config`] when `bytes` are not a safetensors file with a Kvarn header.
+pub fn reseal_safetensors(bytes: &[u8]) -> Result<Vec<u8>, ModelFileError> {
+    let bad = |message: String| ModelFileError::Config {
+        path: "safetensors bytes".into(),
+        message,
+    };
+    let (_, meta) =
+        safetensors::SafeTensors::read_metadata(bytes).map_err(|e| bad(e.to_string()))?;
+    let json = meta
+        .metadata()
+        .as_ref()
+        .and_then(|m| m.get(SAFETENSORS_KEY))
+        .ok_or_else(|| bad(format!("no `{SAFETENSORS_KEY}` entry in the metadata")))?;
+    seal_safetensors(bytes, json).map_err(bad)
+}
+
 /// Checks the checksum of a safetensors model file.
 fn check_safetensors(
     name: &str,
@@ -403,27 +424,34 @@ fn build(
         network: header.network.describe(),
         message,
     };
-    let model = match params {
+    // burn's loaders panic on some well-formed but wrong records (a tensor of an integer
+    // type where a float one belongs): such a file is refused like any other mismatch.
+    let model = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        load_params(network.model.clone(), params)
+    }))
+    .map_err(|_| {
+        mismatch("the parameters cannot be read into it (a tensor of another type?)".into())
+    })?
+    .map_err(mismatch)?;
+    Ok((network.with_model(model), header))
+}
+
+/// Reads `params` into `model`, saying what did not fit.
+fn load_params(model: Model, params: Params) -> Result<Model, String> {
+    match params {
         Params::Record(bytes) => {
             let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))
-                .map_err(|e| mismatch(e.to_string()))?;
-            network
-                .model
-                .clone()
-                .try_load_record(record)
-                .map_err(|e| mismatch(e.to_string()))?
+                .map_err(|e| e.to_string())?;
+            model.try_load_record(record).map_err(|e| e.to_string())
         }
         Params::Safetensors(bytes) => {
             let mut store = SafetensorsStore::from_bytes(Some(bytes));
-            let mut model = network.model.clone();
-            let result = model
-                .load_from(&mut store)
-                .map_err(|e| mismatch(e.to_string()))?;
+            let mut model = model;
+            let result = model.load_from(&mut store).map_err(|e| e.to_string())?;
             if !result.is_success() || !result.missing.is_empty() || !result.unused.is_empty() {
-                return Err(mismatch(format!("{result}")));
+                return Err(format!("{result}"));
             }
-            model
+            Ok(model)
         }
-    };
-    Ok((network.with_model(model), header))
+    }
 }
