@@ -8,7 +8,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_eval::solver::db::{self, Databases};
 use kvarn_eval::solver::{Solver, Subspace, Value, benchmark, plan_for};
-use kvarn_game::{Position, SYMMETRY_COUNT, Variant};
+use kvarn_game::{Position, Rules, SYMMETRY_COUNT, Variant};
 
 use crate::rules_args::RulesArgs;
 
@@ -258,9 +258,15 @@ pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
 /// Arguments of `kvarn eval solver`.
 #[derive(Args, Debug)]
 pub struct EvalSolverArgs {
-    /// The benchmark file (from `kvarn bench-set`); its rules are used.
+    /// The benchmark file (from `kvarn bench-set`); its rules are used. Default: the
+    /// committed held-out set of the rules given (`--variant`, `--flying`).
     #[arg(long)]
-    set: PathBuf,
+    set: Option<PathBuf>,
+    /// The committed set's half to use without --set: `heldout` (default) or `tuning`.
+    #[arg(long, default_value = "heldout", conflicts_with = "set")]
+    part: String,
+    #[command(flatten)]
+    rules: RulesArgs,
     /// The agent to score, e.g. `alphabeta:depth=4`, `perfect:db=DIR` or
     /// `net:model=FILE,simulations=N`.
     #[arg(long)]
@@ -270,9 +276,27 @@ pub struct EvalSolverArgs {
     seed: u64,
 }
 
+/// The set `kvarn eval solver` scores on: the file given, or the committed one.
+fn eval_set(args: &EvalSolverArgs) -> anyhow::Result<(Rules, Vec<benchmark::BenchPosition>)> {
+    if let Some(path) = &args.set {
+        return Ok(benchmark::read_set(path)?);
+    }
+    let rules = args.rules.rules()?;
+    let part = match args.part.as_str() {
+        "heldout" => benchmark::Part::HeldOut,
+        "tuning" => benchmark::Part::Tuning,
+        other => anyhow::bail!("--part {other}: expected heldout or tuning"),
+    };
+    let name = benchmark::committed_name(&rules, part);
+    let set = benchmark::committed(&rules, part)
+        .with_context(|| format!("no committed set {name} for {rules}: give --set FILE"))??;
+    outln!("the committed set {name}");
+    Ok((rules, set))
+}
+
 /// Runs `kvarn eval solver`.
 pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
-    let (rules, set) = benchmark::read_set(&args.set)?;
+    let (rules, set) = eval_set(args)?;
     let factory = crate::agents::factory(&args.agent, &rules).context("reading --agent")?;
     let spec = factory.name();
     let mut agent = factory.build(rules, args.seed)?;
