@@ -16,6 +16,7 @@ pub mod bench;
 pub mod checkpoint;
 pub mod config;
 pub mod error;
+pub mod ladder_plot;
 pub mod manifest;
 pub mod metric;
 pub mod metrics;
