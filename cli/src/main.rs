@@ -47,6 +47,8 @@ enum Command {
     Model(commands::model::ModelCommand),
     /// Train a player: self-play, training and evaluation, generation after generation.
     Train(commands::train::TrainArgs),
+    /// Rate a run's generations and fixed baselines on one Elo scale (maximum likelihood).
+    Ladder(commands::ladder::LadderArgs),
     /// The network plays itself with tree search; games are written as shards.
     Selfplay(commands::selfplay::SelfPlayArgs),
     /// A model as ONNX or PyTorch-named safetensors, with a model card, for other front ends.
@@ -94,6 +96,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Eval(EvalCommand::Solver(args)) => commands::solve::run_eval_solver(&args),
         Command::Model(cmd) => commands::model::run(&cmd),
         Command::Train(args) => commands::train::run(&args),
+        Command::Ladder(args) => commands::ladder::run(&args),
         Command::Selfplay(args) => commands::selfplay::run_selfplay(&args),
         Command::Export(args) => commands::export::run(&args),
     }

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod engine;
 pub mod export;
+pub mod ladder;
 pub mod matches;
 pub mod model;
 pub mod moves;

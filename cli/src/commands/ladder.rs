@@ -1,0 +1,368 @@
+//! `kvarn ladder`: chosen generations of a run and fixed baselines play each other, and
+//! one Elo scale is fitted to all their games (see `kvarn_eval::ladder`).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use kvarn_eval::agent::AgentFactory;
+use kvarn_eval::ladder::{
+    self, FitOptions, Ladder, LadderGames, Pairing, ScheduleOptions, fit, schedule,
+};
+use kvarn_eval::storage::write_atomically;
+use kvarn_game::Rules;
+use kvarn_model::{DeviceChoice, Inference, InferencePath, file};
+use kvarn_selfplay::{SearchConfig, SearchPlayer};
+use kvarn_train::ladder_plot::{LadderPoint, ladder_svg};
+use kvarn_train::{Manifest, RunConfig, RunDir};
+
+use crate::agents;
+
+/// Arguments of `kvarn ladder`.
+#[derive(Args, Debug)]
+pub struct LadderArgs {
+    /// The run's folder.
+    run_dir: PathBuf,
+    /// Generations to rate, e.g. `0,10,20` (default: about eleven, evenly spread from 0 to
+    /// the last, the last included).
+    #[arg(long, value_delimiter = ',', conflicts_with = "every")]
+    generations: Option<Vec<u32>>,
+    /// Every Nth generation from 0, and the last.
+    #[arg(long)]
+    every: Option<u32>,
+    /// Fixed baselines, agent specifications separated by commas, e.g.
+    /// `random,alphabeta:depth=2` (an item with `=` but no `:` belongs to the one before:
+    /// `alphabeta:depth=2,threads=1`); `none` for no baselines (default: random and
+    /// alpha-beta at the run's `loop.baseline_depths`).
+    #[arg(long)]
+    baselines: Option<String>,
+    /// Games per pair (colours alternate; each opening is played twice).
+    #[arg(long, default_value_t = 40)]
+    games: usize,
+    /// Simulations per move of the network players (default: the run's
+    /// `loop.eval_simulations`).
+    #[arg(long)]
+    simulations: Option<u32>,
+    /// Seed of the openings; pair (i, j) plays from seeds::derive(seed, i, j).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Random decisions from the start before the agents take over.
+    #[arg(long, default_value_t = 2)]
+    opening_plies: usize,
+    /// The player held at Elo 0: `gen-N`, `gen-NNNN` or a baseline's specification as
+    /// given (default: the first generation rated).
+    #[arg(long)]
+    anchor: Option<String>,
+    /// Virtual draws of every player against the anchor, which keep a player that won or
+    /// lost every game finite.
+    #[arg(long, default_value_t = 1.0)]
+    prior_draws: f64,
+    /// Every pair plays when there are at most this many players.
+    #[arg(long, default_value_t = 6)]
+    round_robin_up_to: usize,
+    /// Otherwise each generation plays the next this many generations rated.
+    #[arg(long, default_value_t = 2)]
+    neighbours: usize,
+    /// Games played at once (default: one per core).
+    #[arg(long)]
+    parallel: Option<usize>,
+    /// Where to write ladder.csv, ladder.md and ladder.svg (default: RUN_DIR/ladder).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// A player of the ladder.
+struct Player {
+    /// `gen-NNNN` or the baseline's specification.
+    label: String,
+    generation: Option<u32>,
+    factory: Box<dyn AgentFactory>,
+}
+
+/// The generations to rate, of those with a model in `dir` up to `last`.
+fn generations(args: &LadderArgs, dir: &RunDir, last: u32) -> anyhow::Result<Vec<u32>> {
+    let mut gens = if let Some(list) = &args.generations {
+        list.clone()
+    } else {
+        let every = match args.every {
+            Some(0) => anyhow::bail!("--every must be at least 1"),
+            Some(n) => n,
+            None => last.div_ceil(10).max(1),
+        };
+        let mut g: Vec<u32> = (0..=last).step_by(every as usize).collect();
+        g.push(last);
+        g
+    };
+    gens.sort_unstable();
+    gens.dedup();
+    for &g in &gens {
+        anyhow::ensure!(
+            dir.model(g).exists(),
+            "generation {g} has no model ({} is missing; the run has done {last})",
+            dir.model(g).display()
+        );
+    }
+    anyhow::ensure!(!gens.is_empty(), "no generations to rate");
+    Ok(gens)
+}
+
+/// Splits `random,alphabeta:depth=2,threads=1` into specifications.
+fn baseline_specs(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match out.last_mut() {
+            Some(last) if item.contains('=') && !item.contains(':') => {
+                last.push(',');
+                last.push_str(item);
+            }
+            _ => out.push(item.to_string()),
+        }
+    }
+    out
+}
+
+/// The run's network player for generation `g`: its search at `simulations`.
+fn network_player(
+    config: &RunConfig,
+    path: &Path,
+    label: &str,
+    simulations: u32,
+) -> anyhow::Result<Box<dyn AgentFactory>> {
+    let device = DeviceChoice::Cpu.device()?;
+    let (network, _) = file::load_for_rules(path, &config.rules, &device)
+        .with_context(|| format!("loading {}", path.display()))?;
+    let search = SearchConfig {
+        simulations,
+        ..config.search.clone()
+    };
+    let engine = Inference::new(&network, InferencePath::Fastest).single_threaded();
+    Ok(Box::new(SearchPlayer::new(label, search, engine)))
+}
+
+fn players(args: &LadderArgs, dir: &RunDir, config: &RunConfig) -> anyhow::Result<Vec<Player>> {
+    let last = Manifest::read(dir)?.generations_done();
+    let simulations = args.simulations.unwrap_or(config.run.eval_simulations);
+    anyhow::ensure!(simulations >= 1, "--simulations must be at least 1");
+    let mut out = Vec::new();
+    for g in generations(args, dir, last)? {
+        let label = format!("gen-{g:04}");
+        out.push(Player {
+            factory: network_player(config, &dir.model(g), &label, simulations)?,
+            label,
+            generation: Some(g),
+        });
+    }
+    let specs = match args.baselines.as_deref() {
+        Some("none") => Vec::new(),
+        Some(text) => baseline_specs(text),
+        None => std::iter::once("random".to_string())
+            .chain(
+                config
+                    .run
+                    .baseline_depths
+                    .iter()
+                    .map(|d| format!("alphabeta:depth={d}")),
+            )
+            .collect(),
+    };
+    for spec in specs {
+        let factory = agents::factory(&spec, &config.rules)
+            .with_context(|| format!("reading the baseline `{spec}`"))?;
+        out.push(Player {
+            label: spec,
+            generation: None,
+            factory,
+        });
+    }
+    Ok(out)
+}
+
+/// The index of the anchor named `name` (`gen-N` in any zero padding, or a label).
+fn anchor_index(players: &[Player], name: Option<&str>) -> anyhow::Result<usize> {
+    let Some(name) = name else { return Ok(0) };
+    let generation = name
+        .strip_prefix("gen-")
+        .and_then(|n| n.parse::<u32>().ok());
+    players
+        .iter()
+        .position(|p| p.label == name || (generation.is_some() && p.generation == generation))
+        .with_context(|| {
+            let names: Vec<&str> = players.iter().map(|p| p.label.as_str()).collect();
+            format!("--anchor {name} is not a player: {}", names.join(", "))
+        })
+}
+
+/// Runs `kvarn ladder`.
+pub fn run(args: &LadderArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(args.games > 0, "--games must be at least 1");
+    let dir = RunDir::new(&args.run_dir);
+    anyhow::ensure!(
+        dir.holds_run(),
+        "{} holds no run (no manifest.json)",
+        dir.root().display()
+    );
+    let text = std::fs::read_to_string(dir.config())
+        .with_context(|| format!("reading {}", dir.config().display()))?;
+    let config = RunConfig::parse(&text, &dir.config().display().to_string())?;
+    let players = players(args, &dir, &config)?;
+    let anchor = anchor_index(&players, args.anchor.as_deref())?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| dir.root().join("ladder"));
+    std::fs::create_dir_all(&out).with_context(|| format!("making {}", out.display()))?;
+    let models = players.iter().filter(|p| p.generation.is_some()).count();
+    let pairs = schedule(
+        models,
+        players.len() - models,
+        &ScheduleOptions {
+            round_robin_up_to: args.round_robin_up_to,
+            neighbours: args.neighbours,
+        },
+    );
+    let results = play(args, &config.rules, &players, &pairs)?;
+    let names: Vec<String> = players.iter().map(|p| p.label.clone()).collect();
+    let opts = FitOptions {
+        anchor,
+        prior_draws: args.prior_draws,
+    };
+    let ladder = fit(players.len(), &results, &opts)?;
+    print_table(&names, &ladder);
+    write_files(args, &config, &out, &players, &ladder, &results)?;
+    outln!("written: {}", out.join("ladder.{csv,md,svg}").display());
+    Ok(())
+}
+
+/// Plays the schedule with a progress bar; games that failed are reported and make the
+/// command fail after the others are played and counted.
+fn play(
+    args: &LadderArgs,
+    rules: &Rules,
+    players: &[Player],
+    pairs: &[(usize, usize)],
+) -> anyhow::Result<Vec<Pairing>> {
+    let total = (pairs.len() * args.games) as u64;
+    outln!(
+        "{} players, {} pairs, {} games each: {total} games of {rules}",
+        players.len(),
+        pairs.len(),
+        args.games
+    );
+    let bar = ProgressBar::new(total).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} (eta {eta}) {msg}")
+            .expect("a valid template"),
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.parallel.unwrap_or(0))
+        .build()
+        .context("starting the game threads")?;
+    let cfg = LadderGames {
+        rules: *rules,
+        games_per_pair: args.games,
+        seed: args.seed,
+        opening_plies: args.opening_plies,
+    };
+    let factories: Vec<&dyn AgentFactory> = players.iter().map(|p| p.factory.as_ref()).collect();
+    let mut results = Vec::with_capacity(pairs.len());
+    let mut failed = Vec::new();
+    for &(a, b) in pairs {
+        bar.set_message(format!("{} vs {}", players[a].label, players[b].label));
+        let played = pool.install(|| ladder::play(&cfg, &factories, &[(a, b)], |_| bar.inc(1)))?;
+        for p in played {
+            bar.inc(p.failures.len() as u64);
+            failed.extend(p.failures.iter().map(|f| {
+                format!(
+                    "{} vs {}: {f}",
+                    players[p.pairing.a].label, players[b].label
+                )
+            }));
+            results.push(p.pairing);
+        }
+    }
+    bar.finish_and_clear();
+    if !failed.is_empty() {
+        for f in &failed {
+            eprintln!("failed: {f}");
+        }
+        anyhow::bail!(
+            "{} of {total} games failed; no scale is fitted to an incomplete schedule",
+            failed.len()
+        );
+    }
+    Ok(results)
+}
+
+fn print_table(names: &[String], ladder: &Ladder) {
+    let width = names.iter().map(String::len).max().unwrap_or(6).max(6);
+    outln!(
+        "{:width$}  {:>6}  {:>15}  {:>5}  {:>6}",
+        "player",
+        "Elo",
+        "95% interval",
+        "games",
+        "score"
+    );
+    for (name, r) in names.iter().zip(&ladder.ratings) {
+        outln!(
+            "{name:width$}  {:>+6.0}  {:>+6.0} .. {:>+5.0}  {:>5}  {:>5.1}%",
+            r.elo,
+            r.low,
+            r.high,
+            r.games,
+            100.0 * r.score
+        );
+    }
+    outln!(
+        "Elo relative to {} (held at 0); the intervals are of the difference to it.",
+        names[ladder.anchor]
+    );
+}
+
+fn write_files(
+    args: &LadderArgs,
+    config: &RunConfig,
+    out: &Path,
+    players: &[Player],
+    ladder: &Ladder,
+    results: &[Pairing],
+) -> anyhow::Result<()> {
+    let names: Vec<String> = players.iter().map(|p| p.label.clone()).collect();
+    let simulations = args.simulations.unwrap_or(config.run.eval_simulations);
+    let title = format!(
+        "Kvarn ladder: {} ({}, {simulations} simulations)",
+        args.run_dir.display(),
+        config.rules
+    );
+    let md = format!(
+        "# {title}\n\nMaximum-likelihood Elo (Bradley–Terry, a draw as half a win and half a \
+         loss), {} games per pair, seed {}, {} virtual draw(s) of every player against the \
+         anchor; 95% intervals from the observed information.\n\n{}",
+        args.games,
+        args.seed,
+        args.prior_draws,
+        ladder::markdown(&names, ladder, results)
+    );
+    let points: Vec<LadderPoint> = players
+        .iter()
+        .zip(&ladder.ratings)
+        .map(|(p, r)| LadderPoint {
+            label: p.label.clone(),
+            generation: p.generation,
+            elo: r.elo,
+            low: r.low,
+            high: r.high,
+        })
+        .collect();
+    let svg = ladder_svg(&title, &points).map_err(|e| anyhow::anyhow!("drawing the plot: {e}"))?;
+    for (name, text) in [
+        ("ladder.csv", ladder::csv(&names, ladder)),
+        ("ladder.md", md),
+        ("ladder.svg", svg),
+    ] {
+        let path = out.join(name);
+        write_atomically(&path, text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
