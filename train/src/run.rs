@@ -141,11 +141,7 @@ pub fn run(
 /// `config` with its relative paths read from `base`, the folder the run started in.
 fn with_paths_from(config: &RunConfig, base: &Path) -> RunConfig {
     let mut config = config.clone();
-    if let Some(db) = &mut config.solver.db
-        && db.is_relative()
-    {
-        *db = base.join(&*db);
-    }
+    config.resolve_paths(base);
     config
 }
 

@@ -253,15 +253,34 @@ impl RunConfig {
     /// # Errors
     /// The text does not parse, or fails [`RunConfig::validate`].
     pub fn parse(text: &str, origin: &str) -> Result<RunConfig, ConfigError> {
-        let config: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+        RunConfig::parse_in(text, origin, Path::new(""))
+    }
+
+    /// Parses configuration text read from `origin`, its relative paths read from the
+    /// folder `base` (a resumed run's: the folder it started in), and checks it.
+    ///
+    /// # Errors
+    /// The text does not parse, or fails [`RunConfig::validate`].
+    pub fn parse_in(text: &str, origin: &str, base: &Path) -> Result<RunConfig, ConfigError> {
+        let mut config: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
             origin: origin.to_string(),
             reason: e.to_string().trim_end().to_string(),
         })?;
+        config.resolve_paths(base);
         config.validate().map_err(|setting| ConfigError::Setting {
             origin: origin.to_string(),
             setting,
         })?;
         Ok(config)
+    }
+
+    /// Reads the configuration's relative paths (`solver.db`) from the folder `base`.
+    pub fn resolve_paths(&mut self, base: &Path) {
+        if let Some(db) = &mut self.solver.db
+            && db.is_relative()
+        {
+            *db = base.join(&*db);
+        }
     }
 
     /// Checks every setting, and that the files the configuration names exist or will be

@@ -238,7 +238,11 @@ pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.heldout {
         let (tuning, held_out) = benchmark::split(&set);
         benchmark::write_set(path, &rules, &held_out)?;
-        outln!("{} held-out positions written to {}", held_out.len(), path.display());
+        outln!(
+            "{} held-out positions written to {}",
+            held_out.len(),
+            path.display()
+        );
         set = tuning;
     }
     benchmark::write_set(&args.out, &rules, &set)?;

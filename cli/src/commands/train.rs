@@ -1,6 +1,6 @@
 //! `kvarn train`: the generation loop from a configuration file, or a stopped run resumed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -64,21 +64,29 @@ fn source(args: &TrainArgs) -> anyhow::Result<(RunDir, String, String)> {
 /// Runs `kvarn train`.
 pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     let (dir, text, origin) = source(args)?;
-    let mut config = RunConfig::parse(&text, &origin)?;
+    // A resumed run reads its relative paths from the folder it started in.
+    let resumed = match &args.resume {
+        Some(_) => Some(Manifest::read(&dir)?),
+        None => None,
+    };
+    let base = resumed
+        .as_ref()
+        .map_or(Path::new(""), |m| m.state.working_dir.as_path());
+    let mut config = RunConfig::parse_in(&text, &origin, base)?;
     if let Some(g) = args.generations {
         anyhow::ensure!(g >= 1, "--generations must be at least 1");
         config.run.generations = g;
     }
-    if args.config.is_some() {
-        run::start(&config, &text, &dir)?;
-        tracing::info!(folder = %dir.root().display(), rules = %config.rules, "run started");
-    } else {
-        let m = Manifest::read(&dir)?;
-        tracing::info!(
+    match &resumed {
+        None => {
+            run::start(&config, &text, &dir)?;
+            tracing::info!(folder = %dir.root().display(), rules = %config.rules, "run started");
+        }
+        Some(m) => tracing::info!(
             folder = %dir.root().display(),
             generations_done = m.generations_done(),
             "run resumed"
-        );
+        ),
     }
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template(

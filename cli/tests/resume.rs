@@ -1,0 +1,79 @@
+//! A run resumed from another folder reads its relative paths from the folder it started
+//! in: the perfect player's databases are found, and no evaluation game is lost.
+
+use std::path::Path;
+use std::process::Command;
+
+use kvarn_train::manifest::Opponent;
+use kvarn_train::{Manifest, RunDir};
+
+fn kvarn(cwd: &Path, args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "kvarn {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+const CONFIG: &str = r#"
+seed = 3
+[rules]
+variant = "five"
+[network]
+kind = "mlp"
+hidden = 16
+blocks = 1
+[search]
+simulations = 8
+[selfplay]
+threads = 1
+games_per_thread = 4
+games_per_shard = 4
+max_plies = 60
+[train]
+batch_size = 16
+steps_per_generation = 4
+[loop]
+generations = 1
+games_per_generation = 4
+checkpoint_every = 2
+games_vs_previous = 0
+games_vs_random = 0
+baseline_depths = []
+eval_simulations = 8
+[solver]
+db = "db"
+build_if_missing = false
+positions = 12
+games_vs_perfect = 2
+"#;
+
+#[test]
+fn a_run_resumed_from_another_folder_finds_its_relative_databases() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, elsewhere) = (tmp.path().join("home"), tmp.path().join("elsewhere"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(home.join("run.toml"), CONFIG).unwrap();
+    kvarn(&home, &["solve", "--variant", "five", "--out", "db"]);
+    kvarn(&home, &["train", "--config", "run.toml", "--out", "run"]);
+    let run = home.join("run");
+    let run_arg = run.to_str().unwrap();
+    kvarn(
+        &elsewhere,
+        &["train", "--resume", run_arg, "--generations", "2"],
+    );
+    let m = Manifest::read(&RunDir::new(&run)).unwrap();
+    assert_eq!(m.generations_done(), 2);
+    for r in &m.history {
+        let perfect = &r.evaluation.matches[0];
+        assert_eq!(perfect.opponent, Opponent::Perfect);
+        assert!(perfect.failures.is_empty(), "{:?}", perfect.failures);
+        assert_eq!(perfect.tally.games(), 2, "generation {}", r.generation);
+    }
+}
