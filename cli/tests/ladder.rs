@@ -1,0 +1,151 @@
+//! `kvarn ladder` on a tiny run: every generation and the baselines on one scale, the table
+//! printed, ladder.csv / ladder.md / ladder.svg written, the same files from the same seed,
+//! and a generation without a model refused.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const CONFIG: &str = r#"
+seed = 3
+[rules]
+variant = "five"
+[network]
+kind = "mlp"
+hidden = 16
+blocks = 1
+[search]
+simulations = 8
+[selfplay]
+threads = 1
+games_per_thread = 4
+games_per_shard = 4
+max_plies = 40
+[train]
+batch_size = 16
+steps_per_generation = 4
+[loop]
+generations = 2
+games_per_generation = 4
+games_vs_previous = 2
+games_vs_random = 2
+baseline_depths = [1]
+games_vs_baseline = 2
+eval_simulations = 4
+"#;
+
+fn kvarn(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("kvarn starts")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_tiny_run_on_one_scale() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("tiny.toml"), CONFIG).unwrap();
+    ok(&kvarn(
+        &["train", "--config", "tiny.toml", "--out", "run"],
+        dir,
+    ));
+    // Three generations (0, 1, 2), random and alpha-beta at depth 1 (the run's baselines):
+    // five players, so every pair plays.
+    let table = ok(&kvarn(
+        &["ladder", "run", "--games", "4", "--seed", "7"],
+        dir,
+    ));
+    eprintln!("{table}");
+    assert!(table.contains("5 players, 10 pairs, 4 games each: 40 games"));
+    for name in [
+        "gen-0000",
+        "gen-0001",
+        "gen-0002",
+        "random",
+        "alphabeta:depth=1",
+    ] {
+        assert!(table.contains(name), "{name} missing from\n{table}");
+    }
+    assert!(table.contains("Elo relative to gen-0000"));
+    let out = dir.join("run/ladder");
+    let csv = std::fs::read_to_string(out.join("ladder.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 5, "{csv}");
+    assert_eq!(rows[0][0], "gen-0000");
+    assert_eq!(rows[0][1].parse::<f64>().unwrap(), 0.0);
+    for r in &rows {
+        let (elo, lo, hi): (f64, f64, f64) = (
+            r[1].parse().unwrap(),
+            r[2].parse().unwrap(),
+            r[3].parse().unwrap(),
+        );
+        assert!(
+            lo <= elo && elo <= hi && hi.is_finite() && lo.is_finite(),
+            "{r:?}"
+        );
+        // Each player meets the four others for four games each.
+        assert_eq!(r[5], "16");
+    }
+    let md = std::fs::read_to_string(out.join("ladder.md")).unwrap();
+    assert!(md.contains("| gen-0001 vs gen-0002 |"), "{md}");
+    let svg = std::fs::read_to_string(out.join("ladder.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("random ("));
+
+    // The same seed, the same games: elsewhere, anchored at random, one generation less.
+    ok(&kvarn(
+        &[
+            "ladder", "run", "--games", "4", "--seed", "7", "--out", "again",
+        ],
+        dir,
+    ));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("again/ladder.csv")).unwrap(),
+        csv
+    );
+    let other = ok(&kvarn(
+        &[
+            "ladder",
+            "run",
+            "--generations",
+            "0,2",
+            "--baselines",
+            "random",
+            "--anchor",
+            "random",
+            "--simulations",
+            "2",
+            "--games",
+            "2",
+            "--out",
+            "other",
+        ],
+        dir,
+    ));
+    assert!(
+        other.contains("3 players, 3 pairs, 2 games each"),
+        "{other}"
+    );
+    assert!(other.contains("Elo relative to random"), "{other}");
+    let csv = std::fs::read_to_string(dir.join("other/ladder.csv")).unwrap();
+    assert!(csv.contains("\nrandom,0.0,0.0,0.0,"), "{csv}");
+
+    let missing = kvarn(&["ladder", "run", "--generations", "0,5"], dir);
+    assert!(!missing.status.success());
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("generation 5 has no model"), "{err}");
+}
