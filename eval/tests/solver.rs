@@ -405,6 +405,17 @@ fn the_committed_five_sets_agree_with_the_databases_and_do_not_overlap() {
     }
     let critical = tuning.iter().filter(|b| b.critical()).count();
     assert!(critical > 300, "{critical} critical positions");
-    let nine = kvarn_game::Rules::new(kvarn_game::Variant::Nine);
-    assert!(committed(&nine, Part::Tuning).is_none());
+    for flying in [true, false] {
+        let nine = kvarn_game::Rules::new(kvarn_game::Variant::Nine)
+            .with_flying(flying)
+            .unwrap();
+        for part in [Part::Tuning, Part::HeldOut] {
+            let set = committed(&nine, part)
+                .expect("Nine's endgame sets")
+                .unwrap();
+            assert!((990..=1010).contains(&set.len()));
+            let placing = kvarn_eval::solver::benchmark::Phase::Placing;
+            assert!(set.iter().all(|b| b.phase != placing));
+        }
+    }
 }

@@ -257,6 +257,22 @@ const COMMITTED: &[(&str, &str)] = &[
         "five-heldout",
         include_str!("../../benchmarks/five-heldout.jsonl"),
     ),
+    (
+        "nine-fly-endgame-tuning",
+        include_str!("../../benchmarks/nine-fly-endgame-tuning.jsonl"),
+    ),
+    (
+        "nine-fly-endgame-heldout",
+        include_str!("../../benchmarks/nine-fly-endgame-heldout.jsonl"),
+    ),
+    (
+        "nine-nofly-endgame-tuning",
+        include_str!("../../benchmarks/nine-nofly-endgame-tuning.jsonl"),
+    ),
+    (
+        "nine-nofly-endgame-heldout",
+        include_str!("../../benchmarks/nine-nofly-endgame-heldout.jsonl"),
+    ),
 ];
 
 /// The name of the committed set of `rules`' part: `six-tuning`, `nine-fly-endgame-heldout`.
