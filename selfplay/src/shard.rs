@@ -141,7 +141,7 @@ impl Cursor<'_> {
     }
 }
 
-fn decode_sample(rules: &Rules, c: &mut Cursor) -> Result<Sample, String> {
+fn decode_sample(rules: &Rules, actions: usize, c: &mut Cursor) -> Result<Sample, String> {
     let bits = |b: u32| Bitboard::from_bits(b).ok_or_else(|| format!("bad bitboard {b:#x}"));
     let men = [bits(c.u32()?)?, bits(c.u32()?)?];
     let in_hand = [c.u8()?, c.u8()?];
@@ -172,10 +172,19 @@ fn decode_sample(rules: &Rules, c: &mut Cursor) -> Result<Sample, String> {
         return Err(format!("bad result {result}"));
     }
     let search_wdl = [c.f32()?, c.f32()?, c.f32()?];
+    if !search_wdl.iter().all(|v| v.is_finite()) {
+        return Err(format!("search value {search_wdl:?} is not finite"));
+    }
     let n = c.u16()?;
     let mut policy = Vec::with_capacity(usize::from(n));
     for _ in 0..n {
-        policy.push((c.u16()?, c.f32()?));
+        let (action, p) = (c.u16()?, c.f32()?);
+        if usize::from(action) >= actions || !p.is_finite() {
+            return Err(format!(
+                "policy entry ({action}, {p}) outside the {actions} actions or not finite"
+            ));
+        }
+        policy.push((action, p));
     }
     Ok(Sample {
         position,
@@ -226,15 +235,18 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError>
             header.encoding_version
         )));
     }
+    let actions = kvarn_game::ActionSpace::new(&header.rules).len();
     let mut cursor = Cursor {
         bytes: &payload,
         at: 0,
     };
-    let mut samples = Vec::with_capacity(header.samples as usize);
+    // The header's count is not believed for the allocation: a damaged one asked for
+    // terabytes. A sample takes at least 33 bytes.
+    let mut samples = Vec::with_capacity((header.samples.min(payload.len() as u64 / 33)) as usize);
     while cursor.at < payload.len() {
         let i = samples.len();
         samples.push(
-            decode_sample(&header.rules, &mut cursor)
+            decode_sample(&header.rules, actions, &mut cursor)
                 .map_err(|e| invalid(format!("sample {i}: {e}")))?,
         );
     }
