@@ -81,11 +81,24 @@ pub trait AgentFactory: Send + Sync {
     /// # Errors
     /// When the agent cannot be made.
     fn build(&self, rules: Rules, game_seed: u64) -> Result<Box<dyn Agent>, EvalError>;
+
+    /// Threads one of its agents computes on while choosing (1 unless it says otherwise),
+    /// so that a match can keep games at once × threads within the cores. An external
+    /// engine counts as 1: its own threads are not known.
+    fn threads(&self) -> usize {
+        1
+    }
 }
 
 impl AgentFactory for AgentSpec {
     fn name(&self) -> String {
         self.to_string()
+    }
+    fn threads(&self) -> usize {
+        match self {
+            AgentSpec::AlphaBeta { threads, .. } => (*threads).max(1),
+            _ => 1,
+        }
     }
     fn build(&self, rules: Rules, game_seed: u64) -> Result<Box<dyn Agent>, EvalError> {
         AgentSpec::build(self, rules, game_seed)

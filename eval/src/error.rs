@@ -67,6 +67,12 @@ pub enum EvalError {
         /// What is wrong.
         reason: String,
     },
+    /// Parameters of a sequential test that make no test.
+    #[error("sequential test: {reason}")]
+    Sprt {
+        /// What is wrong.
+        reason: String,
+    },
     /// A game record file that cannot be written or read.
     #[error("game records {path}: {reason}")]
     Records {

@@ -1,5 +1,6 @@
 //! Matches between two agents: games in parallel (rayon), colours alternating, from
-//! varied openings so that games differ, with records and the time each side took.
+//! varied openings so that games differ, with records and the time each side took; and
+//! sequential tests that play game pairs until they decide ([`run_sprt`]).
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -14,6 +15,7 @@ use crate::agent::{Agent, AgentFactory};
 use crate::elo::Tally;
 use crate::error::EvalError;
 pub use crate::records::GameRecord;
+use crate::sprt::{Pentanomial, SprtParams, SprtStatus};
 
 /// Decisions after which a game with both draw rules off is stopped and scored a draw.
 pub const MOVE_CAP: usize = 2_000;
@@ -166,9 +168,119 @@ pub fn play_game(
     })
 }
 
+/// The two agents of a match, their names, and the openings.
+struct Sides<'a> {
+    cfg: &'a MatchConfig,
+    a: &'a dyn AgentFactory,
+    b: &'a dyn AgentFactory,
+    a_name: String,
+    b_name: String,
+    lines: Vec<Vec<Move>>,
+}
+
+impl<'a> Sides<'a> {
+    fn new(cfg: &'a MatchConfig, a: &'a dyn AgentFactory, b: &'a dyn AgentFactory) -> Self {
+        let pairs = cfg.games.div_ceil(2);
+        Sides {
+            cfg,
+            a,
+            b,
+            a_name: a.name(),
+            b_name: b.name(),
+            lines: openings(&cfg.rules, pairs, cfg.opening_plies, cfg.seed),
+        }
+    }
+
+    /// Game `i`: opening `i / 2`, the first agent White in even games.
+    fn play(&self, i: usize) -> Result<Played, EvalError> {
+        let cfg = self.cfg;
+        let opening = &self.lines[i / 2];
+        // Each agent of each game its own stream, whatever the other games.
+        let mut a = self.a.build(cfg.rules, derive(cfg.seed, 0, i as u64))?;
+        let mut b = self.b.build(cfg.rules, derive(cfg.seed, 1, i as u64))?;
+        let a_white = i.is_multiple_of(2);
+        let (white_spec, black_spec) = if a_white {
+            (&self.a_name, &self.b_name)
+        } else {
+            (&self.b_name, &self.a_name)
+        };
+        let PlayedGame {
+            game,
+            status,
+            times,
+        } = if a_white {
+            play_game(cfg.rules, opening, a.as_mut(), b.as_mut())
+        } else {
+            play_game(cfg.rules, opening, b.as_mut(), a.as_mut())
+        }
+        .map_err(|e| EvalError::Game {
+            game: i,
+            source: Box::new(e),
+        })?;
+        let a_color = if a_white { Color::White } else { Color::Black };
+        let points_a = match status.score_for(a_color) {
+            Some(1) => 2,
+            Some(-1) => 0,
+            _ => 1,
+        };
+        let record = GameRecord {
+            game: i,
+            white: white_spec.clone(),
+            black: black_spec.clone(),
+            opening: opening.iter().map(Move::to_string).collect(),
+            moves: game.moves().map(|m| m.to_string()).collect(),
+            result: if status.is_over() {
+                status.result_name()
+            } else {
+                "draw"
+            }
+            .to_string(),
+            reason: status.reason_name().unwrap_or("move_cap").to_string(),
+        };
+        let (time_a, time_b) = if a_white {
+            (times[0], times[1])
+        } else {
+            (times[1], times[0])
+        };
+        Ok(Played {
+            record,
+            points_a,
+            time_a,
+            time_b,
+        })
+    }
+}
+
+/// Tallies, records and times of finished games.
+#[derive(Default)]
+struct Totals {
+    tally: Tally,
+    time_a: (Duration, u64),
+    time_b: (Duration, u64),
+    records: Vec<GameRecord>,
+}
+
+impl Totals {
+    fn add(&mut self, p: Played) {
+        match p.points_a {
+            2 => self.tally.wins += 1,
+            1 => self.tally.draws += 1,
+            _ => self.tally.losses += 1,
+        }
+        self.time_a.0 += p.time_a.0;
+        self.time_a.1 += p.time_a.1;
+        self.time_b.0 += p.time_b.0;
+        self.time_b.1 += p.time_b.1;
+        self.records.push(p.record);
+    }
+}
+
 /// Plays a match between agents from any [`AgentFactory`] (an [`crate::agent::AgentSpec`],
 /// or a network player from another crate), calling `on_game` as each game ends (from any
 /// thread). Games that fail are counted in [`MatchReport::failures`].
+///
+/// Games run on the current rayon pool, so never more at once than its threads
+/// (`rayon::current_num_threads()`: the cores, unless installed in a smaller pool).
 ///
 /// # Errors
 /// None today: a failing game is reported, not returned; the `Result` is kept for
@@ -179,97 +291,125 @@ pub fn run_match(
     b_factory: &dyn AgentFactory,
     on_game: impl Fn(&GameRecord) + Sync,
 ) -> Result<MatchReport, EvalError> {
-    let (a_name, b_name) = (a_factory.name(), b_factory.name());
-    let pairs = cfg.games.div_ceil(2);
-    let lines = openings(&cfg.rules, pairs, cfg.opening_plies, cfg.seed);
+    let sides = Sides::new(cfg, a_factory, b_factory);
     let played: Vec<Result<Played, EvalError>> = (0..cfg.games)
         .into_par_iter()
-        .map(|i| -> Result<Played, EvalError> {
-            let opening = &lines[i / 2];
-            // Each agent of each game its own stream, whatever the other games.
-            let mut a = a_factory.build(cfg.rules, derive(cfg.seed, 0, i as u64))?;
-            let mut b = b_factory.build(cfg.rules, derive(cfg.seed, 1, i as u64))?;
-            let a_white = i % 2 == 0;
-            let (white_spec, black_spec) = if a_white {
-                (&a_name, &b_name)
-            } else {
-                (&b_name, &a_name)
-            };
-            let PlayedGame {
-                game,
-                status,
-                times,
-            } = if a_white {
-                play_game(cfg.rules, opening, a.as_mut(), b.as_mut())
-            } else {
-                play_game(cfg.rules, opening, b.as_mut(), a.as_mut())
-            }
-            .map_err(|e| EvalError::Game {
-                game: i,
-                source: Box::new(e),
-            })?;
-            let a_color = if a_white { Color::White } else { Color::Black };
-            let points_a = match status.score_for(a_color) {
-                Some(1) => 2,
-                Some(-1) => 0,
-                _ => 1,
-            };
-            let record = GameRecord {
-                game: i,
-                white: white_spec.clone(),
-                black: black_spec.clone(),
-                opening: opening.iter().map(Move::to_string).collect(),
-                moves: game.moves().map(|m| m.to_string()).collect(),
-                result: if status.is_over() {
-                    status.result_name()
-                } else {
-                    "draw"
-                }
-                .to_string(),
-                reason: status.reason_name().unwrap_or("move_cap").to_string(),
-            };
-            on_game(&record);
-            let (ta, tb) = if a_white {
-                (times[0], times[1])
-            } else {
-                (times[1], times[0])
-            };
-            Ok(Played {
-                record,
-                points_a,
-                time_a: ta,
-                time_b: tb,
-            })
+        .map(|i| {
+            let p = sides.play(i)?;
+            on_game(&p.record);
+            Ok(p)
         })
         .collect();
-    let mut tally = Tally::default();
-    let (mut time_a, mut time_b) = ((Duration::ZERO, 0), (Duration::ZERO, 0));
-    let mut records = Vec::with_capacity(played.len());
+    let mut totals = Totals::default();
     let mut failures = Vec::new();
     for p in played {
-        let p = match p {
-            Ok(p) => p,
-            Err(e) => {
-                failures.push(e.to_string());
-                continue;
-            }
-        };
-        match p.points_a {
-            2 => tally.wins += 1,
-            1 => tally.draws += 1,
-            _ => tally.losses += 1,
+        match p {
+            Ok(p) => totals.add(p),
+            Err(e) => failures.push(e.to_string()),
         }
-        time_a.0 += p.time_a.0;
-        time_a.1 += p.time_a.1;
-        time_b.0 += p.time_b.0;
-        time_b.1 += p.time_b.1;
-        records.push(p.record);
     }
     Ok(MatchReport {
-        tally,
-        records,
-        time_a,
-        time_b,
+        tally: totals.tally,
+        records: totals.records,
+        time_a: totals.time_a,
+        time_b: totals.time_b,
         failures,
+    })
+}
+
+/// The outcome of a sequential test ([`run_sprt`]).
+#[derive(Clone, Debug)]
+pub struct SprtReport {
+    /// The test's parameters.
+    pub params: SprtParams,
+    /// Where it ended: the pairs counted, the LLR, the verdict (`Continue` when stopped at
+    /// the cap) and the Elo estimate.
+    pub status: SprtStatus,
+    /// The counted games as a match: tally, records (pair by pair, in order), times and
+    /// failures.
+    pub report: MatchReport,
+    /// Pairs played in the last batch after the test had decided; they are not counted, so
+    /// that the result is that of pairs taken one at a time, whatever the threads.
+    pub uncounted_pairs: usize,
+    /// Pairs left out because one of their games failed.
+    pub failed_pairs: usize,
+}
+
+/// A sequential probability ratio test ([`crate::sprt`]): plays game pairs (the same
+/// opening twice, colours swapped: games `2k` and `2k + 1` of [`run_match`] with the same
+/// configuration) until the test decides or `cfg.games` games (rounded up to whole pairs)
+/// have been played, calling `on_pair` after each counted pair.
+///
+/// Pairs are played in parallel batches of `max(1, threads / 2)` pairs on the current rayon
+/// pool (`threads = rayon::current_num_threads()`), so never more games at once than its
+/// threads (two on a one-thread pool, played one after the other). Pairs are counted in
+/// order and the test stops at the first that decides it; the pairs after it in its batch
+/// are played but not counted. A pair with a failed game is left out and its failures
+/// reported.
+///
+/// # Errors
+/// When `params` make no test ([`SprtParams::validate`]).
+pub fn run_sprt(
+    cfg: &MatchConfig,
+    a_factory: &dyn AgentFactory,
+    b_factory: &dyn AgentFactory,
+    params: &SprtParams,
+    mut on_pair: impl FnMut(&SprtStatus),
+) -> Result<SprtReport, EvalError> {
+    params.validate()?;
+    let sides = Sides::new(cfg, a_factory, b_factory);
+    let max_pairs = cfg.games.div_ceil(2);
+    let batch = (rayon::current_num_threads() / 2).max(1);
+    let mut counts = Pentanomial::default();
+    let mut status = counts.status(params);
+    let mut totals = Totals::default();
+    let mut failures = Vec::new();
+    let (mut uncounted_pairs, mut failed_pairs) = (0, 0);
+    let mut next = 0;
+    while next < max_pairs && !status.verdict.is_decided() {
+        let end = (next + batch).min(max_pairs);
+        let played: Vec<Result<Played, EvalError>> = (2 * next..2 * end)
+            .into_par_iter()
+            .map(|i| sides.play(i))
+            .collect();
+        let mut games = played.into_iter();
+        while let (Some(first), Some(second)) = (games.next(), games.next()) {
+            if status.verdict.is_decided() {
+                uncounted_pairs += 1;
+                continue;
+            }
+            match (first, second) {
+                (Ok(g1), Ok(g2)) => {
+                    counts.add_pair(g1.points_a, g2.points_a);
+                    totals.add(g1);
+                    totals.add(g2);
+                    status = counts.status(params);
+                    on_pair(&status);
+                }
+                (r1, r2) => {
+                    failed_pairs += 1;
+                    failures.extend(
+                        [r1.err(), r2.err()]
+                            .into_iter()
+                            .flatten()
+                            .map(|e| e.to_string()),
+                    );
+                }
+            }
+        }
+        next = end;
+    }
+    Ok(SprtReport {
+        params: *params,
+        status,
+        report: MatchReport {
+            tally: totals.tally,
+            records: totals.records,
+            time_a: totals.time_a,
+            time_b: totals.time_b,
+            failures,
+        },
+        uncounted_pairs,
+        failed_pairs,
     })
 }
