@@ -1,5 +1,6 @@
 //! Training settings, the `[train]` table of a run configuration.
 
+use kvarn_selfplay::SearchConfig;
 use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
@@ -35,7 +36,7 @@ impl Schedule {
         match *self {
             Schedule::Constant => Ok(()),
             Schedule::Step { every, factor } => SettingError::check(
-                every >= 1 && factor > 0.0 && factor <= 1.0,
+                every >= 1 && factor.is_finite() && factor > 0.0 && factor <= 1.0,
                 "train.schedule",
                 "step needs every >= 1 and factor in (0, 1]",
             ),
@@ -43,7 +44,7 @@ impl Schedule {
                 steps,
                 min_fraction,
             } => SettingError::check(
-                steps >= 1 && (0.0..=1.0).contains(&min_fraction),
+                steps >= 1 && min_fraction.is_finite() && (0.0..=1.0).contains(&min_fraction),
                 "train.schedule",
                 "cosine needs steps >= 1 and min_fraction in [0, 1]",
             ),
@@ -103,22 +104,27 @@ impl TrainConfig {
     pub fn validate(&self) -> Result<(), SettingError> {
         SettingError::check_range("train.batch_size", self.batch_size, 1..=1 << 16)?;
         SettingError::check(
-            self.learning_rate > 0.0 && self.learning_rate < 10.0,
+            self.learning_rate.is_finite() && self.learning_rate > 0.0 && self.learning_rate < 10.0,
             "train.learning_rate",
             "must be in (0, 10)",
         )?;
         SettingError::check(
-            (0.0..1.0).contains(&self.weight_decay),
+            self.weight_decay.is_finite() && (0.0..1.0).contains(&self.weight_decay),
             "train.weight_decay",
             "must be in [0, 1)",
         )?;
         SettingError::check(
-            self.value_weight >= 0.0,
-            "train.value_weight",
-            "must be >= 0",
+            self.steps_per_generation >= 1,
+            "train.steps_per_generation",
+            "must be at least 1: a generation that trains nothing promotes the same weights",
         )?;
         SettingError::check(
-            (0.0..=1.0).contains(&self.search_value_share),
+            self.value_weight.is_finite() && (0.0..=1000.0).contains(&self.value_weight),
+            "train.value_weight",
+            "must be a finite number in [0, 1000]",
+        )?;
+        SettingError::check(
+            self.search_value_share.is_finite() && (0.0..=1.0).contains(&self.search_value_share),
             "train.search_value_share",
             "must be in [0, 1]",
         )?;
@@ -151,4 +157,25 @@ impl TrainConfig {
             }
         }
     }
+}
+
+/// Checks that the float settings of `[search]` are finite: its own checks (`> 0`,
+/// `>= 0`) let `inf` through, which TOML writes plainly and which a large number becomes
+/// as an `f32`.
+///
+/// # Errors
+/// The first that is not, named by its key.
+pub fn check_search_finite(search: &SearchConfig) -> Result<(), SettingError> {
+    for (key, value) in [
+        ("search.c_puct", search.c_puct),
+        ("search.fpu_reduction", search.fpu_reduction),
+        ("search.dirichlet_alpha", search.dirichlet_alpha),
+        ("search.dirichlet_epsilon", search.dirichlet_epsilon),
+        ("search.temperature", search.temperature),
+        ("search.gumbel_c_visit", search.gumbel_c_visit),
+        ("search.gumbel_c_scale", search.gumbel_c_scale),
+    ] {
+        SettingError::check(value.is_finite(), key, "must be a finite number")?;
+    }
+    Ok(())
 }

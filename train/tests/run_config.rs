@@ -124,3 +124,76 @@ fn the_shipped_configurations_read() {
     }
     assert!(n >= 4, "quickstart, six, nine and nine-gpu configurations");
 }
+
+/// Every float setting must be a finite number in its range, and counts that make no
+/// sense at zero are refused, each with its key named (`value_weight = inf` trained to
+/// NaN; `steps_per_generation = 0` was accepted).
+#[test]
+fn non_finite_and_zero_values_are_refused() {
+    for (extra, key) in [
+        ("[train]\nvalue_weight = inf", "train.value_weight"),
+        ("[train]\nvalue_weight = nan", "train.value_weight"),
+        ("[train]\nvalue_weight = -inf", "train.value_weight"),
+        ("[train]\nvalue_weight = 1e300", "train.value_weight"),
+        (
+            "[train]\nsteps_per_generation = 0",
+            "train.steps_per_generation",
+        ),
+        ("[train]\nlearning_rate = inf", "train.learning_rate"),
+        ("[train]\nlearning_rate = nan", "train.learning_rate"),
+        ("[train]\nweight_decay = nan", "train.weight_decay"),
+        (
+            "[train]\nsearch_value_share = nan",
+            "train.search_value_share",
+        ),
+        (
+            "[train.schedule]\nkind = \"step\"\nevery = 10\nfactor = nan",
+            "train.schedule",
+        ),
+        (
+            "[train.schedule]\nkind = \"cosine\"\nsteps = 10\nmin_fraction = inf",
+            "train.schedule",
+        ),
+        ("[search]\nc_puct = inf", "search.c_puct"),
+        ("[search]\nc_puct = nan", "search.c_puct"),
+        ("[search]\nfpu_reduction = inf", "search.fpu_reduction"),
+        ("[search]\ndirichlet_alpha = inf", "search.dirichlet_alpha"),
+        (
+            "[search]\ndirichlet_epsilon = nan",
+            "search.dirichlet_epsilon",
+        ),
+        ("[search]\ntemperature = inf", "search.temperature"),
+        ("[search]\ngumbel_c_visit = inf", "search.gumbel_c_visit"),
+        ("[search]\ngumbel_c_scale = 1e40", "search.gumbel_c_scale"),
+        (
+            "[selfplay.playout_cap]\nfull_probability = nan",
+            "selfplay.playout_cap.full_probability",
+        ),
+        ("[loop]\npromotion_score = nan", "loop.promotion_score"),
+    ] {
+        // `[loop]` is already in BASE: put its extra settings there.
+        let text = match extra.strip_prefix("[loop]\n") {
+            Some(rest) => BASE.replace("generations = 2", &format!("generations = 2\n{rest}")),
+            None => format!("{BASE}\n{extra}\n"),
+        };
+        let e = refusal(&text);
+        assert!(e.contains(key), "{key} not named in: {e}");
+    }
+    for (extra, key) in [
+        (
+            "[loop]\ngames_per_generation = 0",
+            "loop.games_per_generation",
+        ),
+        ("[loop]\ncheckpoint_every = 0", "loop.checkpoint_every"),
+        ("[loop]\neval_simulations = 0", "loop.eval_simulations"),
+        ("[train]\nwindow_samples = 0", "train.window_samples"),
+        ("[selfplay]\nmax_plies = 0", "selfplay.max_plies"),
+        ("[search]\ngumbel_actions = 0", "search.gumbel_actions"),
+    ] {
+        let text = match extra.strip_prefix("[loop]\n") {
+            Some(rest) => BASE.replace("generations = 2", &format!("generations = 2\n{rest}")),
+            None => format!("{BASE}\n{extra}\n"),
+        };
+        assert!(refusal(&text).contains(key), "{key}");
+    }
+}
