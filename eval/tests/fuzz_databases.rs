@@ -1,0 +1,170 @@
+//! Fuzzing the solver database reader (`db::read`, and `Databases::open` then `load`
+//! over a folder holding the file): random bytes, mutations of a valid database (bit
+//! flips, changed, inserted and deleted bytes, truncations, splices), and mutations made
+//! behind the checksum (the container written afresh around a changed header or values).
+//! Each must be read or refused, never panic.
+//!
+//! Runs for a fixed budget: `KVARN_FUZZ_SECONDS` (default 20) from the seed
+//! `KVARN_FUZZ_SEED` (default 1); a failing case names its seed and case number.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
+
+use kvarn_eval::solver::db::{self, Databases};
+use kvarn_eval::solver::{Solver, Subspace};
+use kvarn_game::{Color, Rules, Variant};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde_json::Value;
+
+fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// `input` changed by one to four random edits; `other` is spliced from.
+fn mutate(rng: &mut Pcg64Mcg, input: &[u8], other: &[u8]) -> Vec<u8> {
+    let mut v = input.to_vec();
+    for _ in 0..rng.random_range(1..=4) {
+        let at = rng.random_range(0..=v.len());
+        match rng.random_range(0..7) {
+            0 if at < v.len() => v[at] ^= 1 << rng.random_range(0..8),
+            1 if at < v.len() => v[at] = rng.random(),
+            2 => v.truncate(at),
+            3 => {
+                let end = rng.random_range(at..=v.len().min(at + 64));
+                v.drain(at..end);
+            }
+            4 => {
+                let bytes: Vec<u8> = (0..rng.random_range(1..8)).map(|_| rng.random()).collect();
+                v.splice(at..at, bytes);
+            }
+            5 => {
+                let from = rng.random_range(0..=other.len());
+                v.truncate(at);
+                v.extend_from_slice(&other[from..]);
+            }
+            _ if at < v.len() => {
+                let end = rng.random_range(at..=v.len().min(at + 16));
+                let piece = v[at..end].to_vec();
+                v.splice(at..at, piece);
+            }
+            _ => {}
+        }
+    }
+    v
+}
+
+/// A JSON value with one leaf replaced, removed, or a key added. Numbers stay small or
+/// far out of range, so that no mutated network is big enough to fill the memory.
+fn mutate_json(rng: &mut Pcg64Mcg, v: &mut Value) {
+    fn replacement(rng: &mut Pcg64Mcg) -> Value {
+        let options = [
+            "0",
+            "1",
+            "2",
+            "3",
+            "7",
+            "-1",
+            "1e12",
+            "4294967297",
+            "\"x\"",
+            "null",
+            "true",
+            "[]",
+            "{}",
+            "\"six\"",
+            "\"nine\"",
+            "\"five\"",
+            "\"mlp\"",
+            "\"graph\"",
+            "1.5",
+        ];
+        serde_json::from_str(options[rng.random_range(0..options.len())]).unwrap()
+    }
+    match v {
+        Value::Object(map) if !map.is_empty() => {
+            let keys: Vec<String> = map.keys().cloned().collect();
+            let k = &keys[rng.random_range(0..keys.len())];
+            match rng.random_range(0..6) {
+                0 => {
+                    map.remove(k);
+                }
+                1 => {
+                    map.insert("extra".into(), replacement(rng));
+                }
+                _ => mutate_json(rng, map.get_mut(k).unwrap()),
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            let i = rng.random_range(0..items.len());
+            mutate_json(rng, &mut items[i]);
+        }
+        _ => *v = replacement(rng),
+    }
+}
+
+#[test]
+fn databases_never_panic() {
+    let budget = Duration::from_secs(env_or("KVARN_FUZZ_SECONDS", 20));
+    let seed = env_or("KVARN_FUZZ_SEED", 1);
+    let rules = Rules::new(Variant::Five);
+    let s = Subspace {
+        w_on: 3,
+        b_on: 3,
+        w_hand: 0,
+        b_hand: 0,
+        side: Color::White,
+        pending: false,
+    };
+    let len = Solver::new(rules).size(&s);
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let table: Vec<u16> = (0..len).map(|_| rng.random_range(0..600)).collect();
+    db::write(dir.path(), &rules, &s, &table).unwrap();
+    let path = db::path(dir.path(), &rules, &s);
+    let good = std::fs::read(&path).unwrap();
+    let (header, payload): (Value, Vec<u8>) =
+        kvarn_storage::parse_container(&path, &good, db::MAGIC, "db", db::VERSION).unwrap();
+    let started = Instant::now();
+    let (mut n, mut read) = (0u64, 0u64);
+    while started.elapsed() < budget {
+        let mut rng = Pcg64Mcg::seed_from_u64(seed ^ (n << 20) ^ 0xdb);
+        let bytes = match rng.random_range(0..10) {
+            0 => (0..rng.random_range(0..200))
+                .map(|_| rng.random())
+                .collect(),
+            1..=4 => mutate(&mut rng, &good, &payload),
+            mode => {
+                let mut header = header.clone();
+                let payload = if mode < 8 {
+                    mutate_json(&mut rng, &mut header);
+                    payload.clone()
+                } else {
+                    mutate(&mut rng, &payload, &good)
+                };
+                kvarn_storage::container_bytes(db::MAGIC, db::VERSION, &header, &payload).unwrap()
+            }
+        };
+        std::fs::write(&path, &bytes).unwrap();
+        let whole = n % 50 == 0;
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let ok = db::read(dir.path(), &rules, &s, len).is_ok_and(|t| t.is_some());
+            if whole && let Ok(d) = Databases::open(dir.path(), rules) {
+                let _ = d.load(None);
+            }
+            ok
+        }));
+        match result {
+            Ok(ok) => read += u64::from(ok),
+            Err(_) => panic!("seed {seed} case {n} panicked on {} bytes", bytes.len()),
+        }
+        n += 1;
+    }
+    eprintln!(
+        "databases: {n} cases ({read} read) in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}
