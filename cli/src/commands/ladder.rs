@@ -15,7 +15,7 @@ use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, Inference, InferencePath, file};
 use kvarn_selfplay::{SearchConfig, SearchPlayer};
 use kvarn_train::ladder_plot::{LadderPoint, ladder_svg};
-use kvarn_train::{Manifest, RunConfig, RunDir};
+use kvarn_train::{RunConfig, RunDir};
 
 use crate::agents;
 
@@ -99,7 +99,7 @@ fn generations(args: &LadderArgs, dir: &RunDir, last: u32) -> anyhow::Result<Vec
     for &g in &gens {
         anyhow::ensure!(
             dir.model(g).exists(),
-            "generation {g} has no model ({} is missing; the run has done {last})",
+            "generation {g} has no model ({} is missing; the last is {last})",
             dir.model(g).display()
         );
     }
@@ -140,8 +140,34 @@ fn network_player(
     Ok(Box::new(SearchPlayer::new(label, search, engine)))
 }
 
+/// The last generation with a model in the run's folder (the manifest is not needed:
+/// models are written whole, and a run from an older version is rated too).
+fn last_generation(dir: &RunDir) -> anyhow::Result<u32> {
+    let folder = dir
+        .model(0)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let entries = std::fs::read_dir(&folder)
+        .with_context(|| format!("{} holds no models", folder.display()))?;
+    let mut last = None;
+    for e in entries {
+        let name = e?.file_name();
+        let g = name.to_str().and_then(|n| {
+            n.strip_prefix("gen-")?
+                .strip_suffix(".kvmodel")?
+                .parse()
+                .ok()
+        });
+        if let Some(g) = g.filter(|&g| dir.model(g).file_name() == Some(name.as_os_str())) {
+            last = last.max(Some(g));
+        }
+    }
+    last.with_context(|| format!("{} holds no models", folder.display()))
+}
+
 fn players(args: &LadderArgs, dir: &RunDir, config: &RunConfig) -> anyhow::Result<Vec<Player>> {
-    let last = Manifest::read(dir)?.generations_done();
+    let last = last_generation(dir)?;
     let simulations = args.simulations.unwrap_or(config.run.eval_simulations);
     anyhow::ensure!(simulations >= 1, "--simulations must be at least 1");
     let mut out = Vec::new();
@@ -198,8 +224,8 @@ pub fn run(args: &LadderArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.games > 0, "--games must be at least 1");
     let dir = RunDir::new(&args.run_dir);
     anyhow::ensure!(
-        dir.holds_run(),
-        "{} holds no run (no manifest.json)",
+        dir.config().exists(),
+        "{} holds no run (no config.toml)",
         dir.root().display()
     );
     let text = std::fs::read_to_string(dir.config())
