@@ -77,7 +77,11 @@ fn a_tiny_run_on_one_scale() {
     ] {
         assert!(table.contains(name), "{name} missing from\n{table}");
     }
-    assert!(table.contains("Elo relative to gen-0000"));
+    // Anchored at the first baseline other than random.
+    assert!(
+        table.contains("Elo relative to alphabeta:depth=1"),
+        "{table}"
+    );
     let out = dir.join("run/ladder");
     let csv = std::fs::read_to_string(out.join("ladder.csv")).unwrap();
     let rows: Vec<Vec<&str>> = csv
@@ -87,7 +91,8 @@ fn a_tiny_run_on_one_scale() {
         .collect();
     assert_eq!(rows.len(), 5, "{csv}");
     assert_eq!(rows[0][0], "gen-0000");
-    assert_eq!(rows[0][1].parse::<f64>().unwrap(), 0.0);
+    assert_eq!(rows[4][0], "alphabeta:depth=1");
+    assert_eq!(rows[4][1..4], ["0.0", "0.0", "0.0"]);
     for r in &rows {
         let (elo, lo, hi): (f64, f64, f64) = (
             r[1].parse().unwrap(),
@@ -106,7 +111,7 @@ fn a_tiny_run_on_one_scale() {
     let svg = std::fs::read_to_string(out.join("ladder.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("random ("));
 
-    // The same seed, the same games: elsewhere, anchored at random, one generation less.
+    // The same seed, the same games, the same scale.
     ok(&kvarn(
         &[
             "ladder", "run", "--games", "4", "--seed", "7", "--out", "again",
@@ -143,6 +148,27 @@ fn a_tiny_run_on_one_scale() {
     assert!(other.contains("Elo relative to random"), "{other}");
     let csv = std::fs::read_to_string(dir.join("other/ladder.csv")).unwrap();
     assert!(csv.contains("\nrandom,0.0,0.0,0.0,"), "{csv}");
+    // Generations, baselines of several options, and an anchor named by generation.
+    let named = ok(&kvarn(
+        &[
+            "ladder",
+            "run",
+            "--every",
+            "2",
+            "--baselines",
+            "alphabeta:depth=1,threads=1,random",
+            "--anchor",
+            "gen-2",
+            "--games",
+            "2",
+            "--out",
+            "named",
+        ],
+        dir,
+    ));
+    assert!(named.contains("4 players, 6 pairs"), "{named}");
+    assert!(named.contains("Elo relative to gen-0002"), "{named}");
+    assert!(named.contains("alphabeta:depth=1,threads=1"), "{named}");
 
     let missing = kvarn(&["ladder", "run", "--generations", "0,5"], dir);
     assert!(!missing.status.success());

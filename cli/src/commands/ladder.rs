@@ -51,7 +51,8 @@ pub struct LadderArgs {
     #[arg(long, default_value_t = 2)]
     opening_plies: usize,
     /// The player held at Elo 0: `gen-N`, `gen-NNNN` or a baseline's specification as
-    /// given (default: the first generation rated).
+    /// given (default: the first baseline other than `random`, which plays every model and
+    /// so ties the scale down best, else the first generation rated).
     #[arg(long)]
     anchor: Option<String>,
     /// Virtual draws of every player against the anchor, which keep a player that won or
@@ -206,7 +207,12 @@ fn players(args: &LadderArgs, dir: &RunDir, config: &RunConfig) -> anyhow::Resul
 
 /// The index of the anchor named `name` (`gen-N` in any zero padding, or a label).
 fn anchor_index(players: &[Player], name: Option<&str>) -> anyhow::Result<usize> {
-    let Some(name) = name else { return Ok(0) };
+    let Some(name) = name else {
+        let fixed = players
+            .iter()
+            .position(|p| p.generation.is_none() && !p.label.starts_with("random"));
+        return Ok(fixed.unwrap_or(0));
+    };
     let generation = name
         .strip_prefix("gen-")
         .and_then(|n| n.parse::<u32>().ok());
