@@ -41,6 +41,18 @@ impl Default for NetConfig {
 }
 
 impl NetConfig {
+    /// A lower bound on the network's parameters, from its square weight matrices alone:
+    /// a file whose parameters are fewer bytes than this needs is refused before the
+    /// network is allocated (a damaged header could otherwise ask for gigabytes).
+    pub fn min_parameters(&self) -> u64 {
+        match *self {
+            NetConfig::Mlp { hidden, blocks } => (blocks as u64) * (hidden as u64).pow(2),
+            NetConfig::Graph {
+                channels, layers, ..
+            } => 4 * (layers as u64) * (channels as u64).pow(2),
+        }
+    }
+
     /// Checks that every size is usable.
     ///
     /// # Errors

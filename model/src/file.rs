@@ -413,6 +413,20 @@ fn build(
     device: &Device,
 ) -> Result<(Network, ModelHeader), ModelFileError> {
     let name = path.display().to_string();
+    let stored = match &params {
+        Params::Record(b) | Params::Safetensors(b) => b.len() as u64,
+    };
+    // Two bytes a parameter at the least (half precision), before anything is allocated.
+    if stored < 2 * header.network.min_parameters() {
+        return Err(ModelFileError::Mismatch {
+            path: name,
+            network: header.network.describe(),
+            message: format!(
+                "{stored} bytes of parameters cannot hold its {} weights at least",
+                header.network.min_parameters()
+            ),
+        });
+    }
     let network = Network::new(header.rules, header.network.clone(), device).map_err(|e| {
         ModelFileError::Config {
             path: name.clone(),

@@ -181,6 +181,15 @@ fn bad_model_files_are_refused_with_a_reason() {
     };
     let err = refusal_with(&header);
     assert!(err.contains("do not fit"), "{err}");
+    // A header asking for a network of gigabytes is refused before it is allocated.
+    header.network = NetConfig::Mlp {
+        hidden: 8192,
+        blocks: 64,
+    };
+    let began = std::time::Instant::now();
+    let err = refusal_with(&header);
+    assert!(err.contains("cannot hold"), "{err}");
+    assert!(began.elapsed().as_secs() < 5, "refused without allocating");
 
     // A safetensors file without Kvarn's header.
     let st = dir.path().join("m.safetensors");
