@@ -60,8 +60,24 @@ fn a_tiny_run_on_one_scale() {
         &["train", "--config", "tiny.toml", "--out", "run"],
         dir,
     ));
-    // Three generations (0, 1, 2), random and alpha-beta at depth 1 (the run's baselines):
-    // five players, so every pair plays.
+    let csv = defaults(dir);
+    // The same seed, the same games, the same scale.
+    ok(&kvarn(
+        &[
+            "ladder", "run", "--games", "4", "--seed", "7", "--out", "again",
+        ],
+        dir,
+    ));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("again/ladder.csv")).unwrap(),
+        csv
+    );
+    options(dir);
+}
+
+/// Three generations (0, 1, 2), random and alpha-beta at depth 1 (the run's baselines):
+/// five players, so every pair plays. Returns ladder.csv.
+fn defaults(dir: &Path) -> String {
     let table = ok(&kvarn(
         &["ladder", "run", "--games", "4", "--seed", "7"],
         dir,
@@ -111,17 +127,11 @@ fn a_tiny_run_on_one_scale() {
     let svg = std::fs::read_to_string(out.join("ladder.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("random ("));
 
-    // The same seed, the same games, the same scale.
-    ok(&kvarn(
-        &[
-            "ladder", "run", "--games", "4", "--seed", "7", "--out", "again",
-        ],
-        dir,
-    ));
-    assert_eq!(
-        std::fs::read_to_string(dir.join("again/ladder.csv")).unwrap(),
-        csv
-    );
+    csv
+}
+
+/// Chosen generations, baselines and anchors; a missing generation.
+fn options(dir: &Path) {
     let other = ok(&kvarn(
         &[
             "ladder",
