@@ -5,6 +5,8 @@
 //! so nothing here repeats them. A finished game is reported and restarted from the start
 //! position in the same step, so every slot always holds a game in progress.
 
+use std::collections::HashMap;
+
 use ndarray::{Array2, ArrayView1, ArrayViewMut2};
 
 use crate::encoding::{ActionSpace, encode_position, input_len};
@@ -82,9 +84,10 @@ pub struct BatchSim {
     positions: Vec<Position>,
     occurrences: Vec<u32>,
     plies: Vec<u32>,
-    /// Keys of each game's positions since its last irreversible move (the only ones the
-    /// current position can repeat).
-    history: Vec<Vec<u64>>,
+    /// How often each position (by key) of each game occurred since its last
+    /// irreversible move (the only ones the current position can repeat), so that a
+    /// move's repetition count is one look-up, however long the game.
+    history: Vec<HashMap<u64, u32>>,
 }
 
 impl BatchSim {
@@ -115,7 +118,7 @@ impl BatchSim {
             positions: vec![start; games],
             occurrences: vec![1; games],
             plies: vec![0; games],
-            history: vec![vec![start.key()]; games],
+            history: vec![HashMap::from([(start.key(), 1)]); games],
         })
     }
 
@@ -174,7 +177,7 @@ impl BatchSim {
         self.occurrences[game] = 1;
         self.plies[game] = 0;
         self.history[game].clear();
-        self.history[game].push(self.start.key());
+        self.history[game].insert(self.start.key(), 1);
     }
 
     /// Plays `actions[i]` in game `i` for every game, restarts the games that end, and
@@ -251,8 +254,9 @@ impl BatchSim {
             history.clear();
         }
         let key = pos.key();
-        let occurrences = 1 + history.iter().filter(|&&k| k == key).count() as u32;
-        history.push(key);
+        let count = history.entry(key).or_insert(0);
+        *count += 1;
+        let occurrences = *count;
         let status = pos.status(&self.rules, occurrences);
         self.occurrences[game] = occurrences;
         if !status.is_over() {
