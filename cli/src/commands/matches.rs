@@ -1,11 +1,14 @@
-//! `kvarn match`: two agents play a match; results, Elo and records.
+//! `kvarn match`: two agents play a match; results, Elo and records. With `--sprt` the
+//! match is a sequential test: game pairs until fishtest's pentanomial SPRT decides.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_eval::matches::{MatchConfig, MatchReport, run_match};
+use kvarn_eval::agent::AgentFactory;
+use kvarn_eval::matches::{MatchConfig, MatchReport, SprtReport, run_match, run_sprt};
+use kvarn_eval::sprt::{SprtParams, SprtStatus, Verdict};
 
 use crate::agents;
 use kvarn_eval::records::{FORMAT, Header, VERSION, write_records};
@@ -25,8 +28,24 @@ pub struct MatchArgs {
     #[arg(long)]
     b: String,
     /// Number of games; colours alternate and each opening is played twice.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, conflicts_with = "sprt")]
     games: usize,
+    /// A sequential test instead of a fixed number of games: H0 "the first agent is ELO0
+    /// stronger" against H1 "it is ELO1 stronger" (logistic Elo), over game pairs (the
+    /// same opening, colours swapped) until fishtest's pentanomial SPRT decides or
+    /// --max-games is reached; e.g. `--sprt 0,10`.
+    #[arg(long, value_name = "ELO0,ELO1", allow_hyphen_values = true)]
+    sprt: Option<String>,
+    /// The test's chance of accepting H1 when H0 holds.
+    #[arg(long, default_value_t = 0.05, requires = "sprt")]
+    alpha: f64,
+    /// The test's chance of accepting H0 when H1 holds.
+    #[arg(long, default_value_t = 0.05, requires = "sprt")]
+    beta: f64,
+    /// The most games a sequential test plays (rounded up to whole pairs) before it stops
+    /// undecided.
+    #[arg(long, default_value_t = 1000, requires = "sprt")]
+    max_games: usize,
     /// Random decisions from the start before the agents take over (varies the games).
     #[arg(long, default_value_t = 2)]
     opening_plies: usize,
@@ -40,7 +59,8 @@ pub struct MatchArgs {
     /// Replace the records file at --out if it exists.
     #[arg(long)]
     overwrite: bool,
-    /// Games played at once (default: one per core).
+    /// Games played at once (default: the cores divided by the threads of the agent that
+    /// uses more; never more than the cores).
     #[arg(long)]
     parallel: Option<usize>,
 }
@@ -48,35 +68,186 @@ pub struct MatchArgs {
 /// Runs `kvarn match`.
 pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
-    anyhow::ensure!(args.games > 0, "--games must be at least 1");
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(|t| sprt_params(t, args))
+        .transpose()?;
+    let games = if sprt.is_some() {
+        args.max_games
+    } else {
+        args.games
+    };
+    anyhow::ensure!(games > 0, "--games and --max-games must be at least 1");
     let a = agents::factory(&args.a, &rules).context("reading --a")?;
     let b = agents::factory(&args.b, &rules).context("reading --b")?;
     check_out(&args.out, args.overwrite)?;
     let (a_name, b_name) = (a.name(), b.name());
     let cfg = MatchConfig {
         rules,
-        games: args.games,
+        games,
         seed: args.seed,
         opening_plies: args.opening_plies,
     };
-    outln!("{a_name} vs {b_name}, {} games of {rules}", args.games);
-    let bar = ProgressBar::new(args.games as u64).with_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} (eta {eta}) {msg}")
-            .expect("a valid template"),
-    );
+    let parallel = games_at_once(args.parallel, a.as_ref(), b.as_ref())?;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.parallel.unwrap_or(0))
+        .num_threads(parallel)
         .build()
         .context("starting the game threads")?;
-    let report = pool.install(|| run_match(&cfg, a.as_ref(), b.as_ref(), |_| bar.inc(1)))?;
-    bar.finish_and_clear();
-    let failed = report.failures.len();
-    let mut description = format!("{a_name} vs {b_name}, seed {}", args.seed);
-    if failed > 0 {
-        description += &format!(
-            "; {failed} of {} games failed and are not recorded",
-            args.games
+    let (report, verdict) = match sprt {
+        Some(params) => {
+            outln!(
+                "{a_name} vs {b_name}, sequential test of {rules}: H0 {:+} Elo, H1 {:+} Elo, \
+                 alpha {}, beta {}, at most {games} games",
+                params.elo0,
+                params.elo1,
+                params.alpha,
+                params.beta
+            );
+            print_threads(a.as_ref(), b.as_ref(), parallel);
+            let r = pool.install(|| run_sprt(&cfg, a.as_ref(), b.as_ref(), &params, print_pair))?;
+            print_sprt(&r, games);
+            let verdict = format!(
+                "; {} after {} games",
+                r.status.verdict,
+                r.status.counts.games()
+            );
+            (r.report, verdict)
+        }
+        None => {
+            outln!("{a_name} vs {b_name}, {games} games of {rules}");
+            print_threads(a.as_ref(), b.as_ref(), parallel);
+            let bar = ProgressBar::new(games as u64).with_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} games {elapsed} (eta {eta}) {msg}",
+                )
+                .expect("a valid template"),
+            );
+            let report =
+                pool.install(|| run_match(&cfg, a.as_ref(), b.as_ref(), |_| bar.inc(1)))?;
+            bar.finish_and_clear();
+            (report, String::new())
+        }
+    };
+    finish(args, &report, &a_name, &b_name, &verdict)
+}
+
+/// Reads `--sprt ELO0,ELO1` with `--alpha` and `--beta`.
+fn sprt_params(text: &str, args: &MatchArgs) -> anyhow::Result<SprtParams> {
+    let (e0, e1) = text
+        .split_once(',')
+        .with_context(|| format!("--sprt `{text}` should be ELO0,ELO1, e.g. 0,10"))?;
+    let number = |v: &str| -> anyhow::Result<f64> {
+        v.trim()
+            .parse::<f64>()
+            .with_context(|| format!("--sprt: `{v}` is not a number"))
+    };
+    Ok(SprtParams::new(
+        number(e0)?,
+        number(e1)?,
+        args.alpha,
+        args.beta,
+    )?)
+}
+
+/// Games at once: `--parallel`, or the cores divided by the agents' threads. More games
+/// at once than cores are refused; games × threads beyond the cores are warned of.
+fn games_at_once(
+    parallel: Option<usize>,
+    a: &dyn AgentFactory,
+    b: &dyn AgentFactory,
+) -> anyhow::Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = a.threads().max(b.threads()).max(1);
+    let Some(n) = parallel else {
+        return Ok((cores / threads).max(1));
+    };
+    anyhow::ensure!(n >= 1, "--parallel must be at least 1");
+    anyhow::ensure!(
+        n <= cores,
+        "--parallel {n} is more games at once than the {cores} cores: games would share \
+         cores and the times per move (and time-limited play) would not be fair"
+    );
+    if n * threads > cores {
+        eprintln!(
+            "warning: {n} games at once with {threads} threads per agent use more threads \
+             than the {cores} cores"
         );
+    }
+    Ok(n)
+}
+
+/// Each agent's threads and the games at once.
+fn print_threads(a: &dyn AgentFactory, b: &dyn AgentFactory, parallel: usize) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    outln!(
+        "threads per agent: {} {}, {} {}; {parallel} games at once on {cores} cores",
+        a.name(),
+        a.threads(),
+        b.name(),
+        b.threads()
+    );
+}
+
+/// One line per pair for the first ten, then every tenth, and every pair that decides.
+fn print_pair(status: &SprtStatus) {
+    let pairs = status.counts.pairs();
+    if pairs <= 10 || pairs.is_multiple_of(10) || status.verdict.is_decided() {
+        outln!("{status}");
+    }
+}
+
+/// The test's verdict and figures.
+fn print_sprt(r: &SprtReport, max_games: usize) {
+    let s = &r.status;
+    let games = s.counts.games();
+    let what = match s.verdict {
+        Verdict::AcceptH1 => format!(
+            "H1 accepted: the first agent is stronger than {:+} Elo (LLR {:.2} above {:.2}; \
+             at {:+} Elo this happens with probability {} at most)",
+            r.params.elo0, s.llr, s.upper_bound, r.params.elo0, r.params.alpha
+        ),
+        Verdict::AcceptH0 => format!(
+            "H0 accepted: the first agent is not {:+} Elo stronger (LLR {:.2} below {:.2}; \
+             at {:+} Elo this happens with probability {} at most)",
+            r.params.elo1, s.llr, s.lower_bound, r.params.elo1, r.params.beta
+        ),
+        Verdict::Continue => format!(
+            "undecided: the cap of {max_games} games was reached (LLR {:.2} within {:.2} to {:.2})",
+            s.llr, s.lower_bound, s.upper_bound
+        ),
+    };
+    outln!("{what}, after {games} games ({} pairs)", s.counts.pairs());
+    outln!(
+        "pentanomial (pairs scoring 0, 1/2, 1, 3/2, 2): {}; Elo {}",
+        s.counts,
+        s.elo
+    );
+    if r.uncounted_pairs > 0 {
+        outln!(
+            "{} pairs played after the decision in the same batch are not counted",
+            r.uncounted_pairs
+        );
+    }
+    if r.failed_pairs > 0 {
+        outln!("{} pairs left out: a game failed", r.failed_pairs);
+    }
+}
+
+/// Writes the records and prints the report; fails when games failed.
+fn finish(
+    args: &MatchArgs,
+    report: &MatchReport,
+    a_name: &str,
+    b_name: &str,
+    verdict: &str,
+) -> anyhow::Result<()> {
+    let rules = args.rules.rules()?;
+    let failed = report.failures.len();
+    let played = report.records.len() + failed;
+    let mut description = format!("{a_name} vs {b_name}, seed {}{verdict}", args.seed);
+    if failed > 0 {
+        description += &format!("; {failed} of {played} games failed and are not recorded");
     }
     let header = Header {
         format: FORMAT.into(),
@@ -89,7 +260,7 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         write_records(&args.out, &header, &report.records)?;
         tracing::info!(games = report.records.len(), file = %args.out.display(), "wrote game records");
     }
-    print_report(&report, &a_name, &b_name);
+    print_report(report, a_name, b_name);
     if !report.records.is_empty() {
         outln!("records: {}", args.out.display());
     }
@@ -98,9 +269,8 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
             eprintln!("failed: {f}");
         }
         anyhow::bail!(
-            "{failed} of {} games failed: the match is incomplete and its score covers only \
-             the {} finished games",
-            args.games,
+            "{failed} of {played} games failed: the match is incomplete and its score covers \
+             only the {} finished games",
             report.records.len()
         );
     }
