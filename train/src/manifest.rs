@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use kvarn_eval::elo::Tally;
+use kvarn_eval::sprt::SprtStatus;
 use kvarn_storage::{read_jsonl, write_jsonl};
 use serde::{Deserialize, Serialize};
 
@@ -264,6 +265,9 @@ pub struct MatchResult {
     /// Games that could not be played (an agent failed), with the reason: not in the
     /// tally, and never silently.
     pub failures: Vec<String>,
+    /// Where the sequential test stood when the match stopped, for a gated match.
+    #[serde(default)]
+    pub sequential: Option<SprtStatus>,
 }
 
 /// The network on the solver benchmark set.

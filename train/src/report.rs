@@ -164,6 +164,14 @@ pub fn terminal_line(config: &RunConfig, r: &GenerationRecord) -> String {
             m.failures[0]
         ));
     }
+    let gate = r
+        .evaluation
+        .matches
+        .iter()
+        .find_map(|m| m.sequential.as_ref());
+    if let Some(status) = gate {
+        parts.push(format!("gate: {status}"));
+    }
     if r.result_vs(&Opponent::Previous).is_some() {
         parts.push(
             if r.promoted {

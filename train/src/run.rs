@@ -223,9 +223,7 @@ impl<'a> Run<'a> {
         if let Some(p) = self.progress {
             p.set_message(format!("generation {g}/{}: done", config.run.generations));
         }
-        let promoted = evaluation
-            .result_vs(&Opponent::Previous)
-            .is_none_or(|t| t.score() >= config.run.promotion_score);
+        let promoted = promoted(config, &evaluation);
         Ok(Some(GenerationRecord {
             generation: g,
             step: self.trainer.step,
@@ -268,6 +266,22 @@ impl<'a> Run<'a> {
         });
         manifest.write(self.dir)?;
         Ok(figures)
+    }
+}
+
+/// Whether the new model takes over self-play: the gate's test accepted it, or it scored
+/// at least `loop.promotion_score` against the self-play model (always without a match).
+fn promoted(config: &RunConfig, evaluation: &crate::manifest::Evaluation) -> bool {
+    let previous = evaluation
+        .matches
+        .iter()
+        .find(|m| m.opponent == Opponent::Previous);
+    match previous {
+        None => true,
+        Some(m) => match &m.sequential {
+            Some(status) => status.verdict == kvarn_eval::sprt::Verdict::AcceptH1,
+            None => m.tally.score() >= config.run.promotion_score,
+        },
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use kvarn_eval::sprt::SprtParams;
 use kvarn_game::{Rules, Variant};
 use kvarn_model::{DeviceChoice, NetConfig};
 use kvarn_selfplay::{SearchConfig, SelfPlayConfig};
@@ -27,6 +28,10 @@ pub struct LoopConfig {
     /// The new model replaces the self-play model only when it scores at least this
     /// against it (0: always).
     pub promotion_score: f64,
+    /// Gate by a sequential test instead: the new model plays the self-play model in game
+    /// pairs until the test decides (or `max_games`), and replaces it only when the test
+    /// accepts that it is `elo1` stronger rather than `elo0`.
+    pub gate: Option<GateConfig>,
     /// Depths of the alpha-beta baseline to play each generation.
     pub baseline_depths: Vec<u32>,
     /// Games against each baseline depth.
@@ -45,11 +50,57 @@ impl Default for LoopConfig {
             checkpoint_every: 50,
             games_vs_previous: 20,
             promotion_score: 0.0,
+            gate: None,
             baseline_depths: vec![2],
             games_vs_baseline: 20,
             games_vs_random: 0,
             eval_simulations: 64,
         }
+    }
+}
+
+/// A sequential test gating promotion (`[loop.gate]`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateConfig {
+    /// Elo of the new model over the self-play model under H0.
+    pub elo0: f64,
+    /// Elo under H1 (above `elo0`).
+    pub elo1: f64,
+    /// The chance of promoting a model that is only `elo0` stronger.
+    #[serde(default = "default_error_rate")]
+    pub alpha: f64,
+    /// The chance of keeping a model that is `elo1` stronger.
+    #[serde(default = "default_error_rate")]
+    pub beta: f64,
+    /// Games at most; an undecided test keeps the self-play model.
+    pub max_games: usize,
+}
+
+fn default_error_rate() -> f64 {
+    0.05
+}
+
+impl GateConfig {
+    /// The test's parameters.
+    pub fn params(&self) -> SprtParams {
+        SprtParams {
+            elo0: self.elo0,
+            elo1: self.elo1,
+            alpha: self.alpha,
+            beta: self.beta,
+        }
+    }
+
+    fn validate(&self) -> Result<(), SettingError> {
+        SettingError::check(
+            self.max_games >= 2,
+            "loop.gate.max_games",
+            "must be at least 2",
+        )?;
+        self.params()
+            .validate()
+            .map_err(|e| SettingError::new("loop.gate", e.to_string()))
     }
 }
 
@@ -71,6 +122,9 @@ impl LoopConfig {
             "must be at least 1",
         )?;
         SettingError::check_range("loop.promotion_score", self.promotion_score, 0.0..=1.0)?;
+        if let Some(gate) = &self.gate {
+            gate.validate()?;
+        }
         SettingError::check(
             self.promotion_score <= 0.0 || self.games_vs_previous > 0,
             "loop.promotion_score",

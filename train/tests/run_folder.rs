@@ -145,3 +145,37 @@ fn a_database_folder_without_databases_is_refused_before_anything_is_written() {
     let entries: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
     assert_eq!(entries.len(), 1, "only the database folder");
 }
+
+#[test]
+fn a_gated_run_promotes_only_what_the_sequential_test_accepts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = RunDir::new(tmp.path().join("run"));
+    let mut cfg = config(2);
+    cfg.run.gate = Some(kvarn_train::run_config::GateConfig {
+        elo0: 0.0,
+        elo1: 50.0,
+        alpha: 0.05,
+        beta: 0.05,
+        max_games: 8,
+    });
+    cfg.validate().unwrap();
+    start(&cfg, "# test", &dir).unwrap();
+    let m = run(&cfg, &dir, RunOptions::default(), None, |_| {}).unwrap();
+    for r in &m.history {
+        let previous = &r.evaluation.matches[0];
+        let status = previous.sequential.expect("the gate's test");
+        assert!(previous.tally.games() <= 8);
+        let accepted = status.verdict == kvarn_eval::sprt::Verdict::AcceptH1;
+        assert_eq!(r.promoted, accepted, "generation {}", r.generation);
+    }
+    let mut bad = config(1);
+    bad.run.gate = Some(kvarn_train::run_config::GateConfig {
+        elo0: 10.0,
+        elo1: 0.0,
+        alpha: 0.05,
+        beta: 0.05,
+        max_games: 8,
+    });
+    let e = bad.validate().unwrap_err();
+    assert_eq!(e.key, "loop.gate", "{e}");
+}

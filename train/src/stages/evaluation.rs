@@ -4,11 +4,12 @@
 
 use indicatif::ProgressBar;
 use kvarn_eval::agent::{AgentFactory, AgentSpec};
-use kvarn_eval::matches::{GameRecord, MatchConfig, MatchReport, run_match};
+use kvarn_eval::matches::{GameRecord, MatchConfig, MatchReport, run_match, run_sprt};
 use kvarn_eval::search::Limits;
 use kvarn_eval::solver::benchmark::{self, BenchPosition, Part, PhaseScore};
 use kvarn_eval::solver::db::{self, Databases};
 use kvarn_eval::solver::{Solver, plan_for};
+use kvarn_eval::sprt::SprtStatus;
 use kvarn_game::seeds::derive;
 use kvarn_model::{Inference, InferencePath, Network};
 use kvarn_selfplay::{SearchConfig, SearchPlayer};
@@ -17,7 +18,7 @@ use rayon::prelude::*;
 use super::stream;
 use crate::error::RunError;
 use crate::manifest::{Evaluation, MatchResult, Opponent, SolverFigures};
-use crate::run_config::RunConfig;
+use crate::run_config::{GateConfig, RunConfig};
 use crate::run_dir::RunDir;
 
 /// What the evaluation stage needs.
@@ -38,7 +39,7 @@ pub struct EvaluationStage<'a> {
 pub fn opponents(config: &RunConfig) -> Vec<Opponent> {
     let r = &config.run;
     let mut out = Vec::new();
-    if r.games_vs_previous > 0 {
+    if r.games_vs_previous > 0 || r.gate.is_some() {
         out.push(Opponent::Previous);
     }
     if r.games_vs_random > 0 {
@@ -61,7 +62,7 @@ pub fn opponents(config: &RunConfig) -> Vec<Opponent> {
 fn match_plan(config: &RunConfig, opponent: &Opponent) -> (usize, u64, usize) {
     let r = &config.run;
     match opponent {
-        Opponent::Previous => (r.games_vs_previous, 0, 2),
+        Opponent::Previous => (r.gate.map_or(r.games_vs_previous, |g| g.max_games), 0, 2),
         Opponent::Random => (r.games_vs_random, 100, 0),
         Opponent::AlphaBeta { depth } => {
             let i = r
@@ -132,21 +133,66 @@ pub fn evaluate(
     for opponent in opponents {
         let spec = opponent_spec(config, &opponent);
         let factory: &dyn AgentFactory = spec.as_ref().map_or(&prev, |s| s);
-        let report = play_match(config, g, &opponent, &me, factory, progress)?;
-        for failure in &report.failures {
+        let result = match (opponent, config.run.gate) {
+            (Opponent::Previous, Some(gate)) => {
+                gated_match(config, g, &gate, &me, factory, progress)?
+            }
+            _ => {
+                let report = play_match(config, g, &opponent, &me, factory, progress)?;
+                MatchResult {
+                    opponent,
+                    tally: report.tally,
+                    failures: report.failures,
+                    sequential: None,
+                }
+            }
+        };
+        for failure in &result.failures {
             tracing::warn!(generation = g, opponent = %opponent.label(), "a game failed: {failure}");
         }
-        evaluation.matches.push(MatchResult {
-            opponent,
-            tally: report.tally,
-            failures: report.failures,
-        });
+        evaluation.matches.push(result);
     }
     if let Some(set) = stage.bench_set {
         let seed = derive(config.seed, stream::SOLVER_SCORE, 0);
         evaluation.solver = Some(score_on_set(config, set, &me, seed)?);
     }
     Ok(evaluation)
+}
+
+/// The new model against the self-play model in game pairs until the sequential test
+/// decides, or the gate's games run out.
+fn gated_match(
+    config: &RunConfig,
+    g: u32,
+    gate: &GateConfig,
+    me: &dyn AgentFactory,
+    previous: &dyn AgentFactory,
+    progress: Option<&ProgressBar>,
+) -> Result<MatchResult, RunError> {
+    let (games, salt, opening_plies) = match_plan(config, &Opponent::Previous);
+    let cfg = MatchConfig {
+        rules: config.rules,
+        games,
+        seed: derive(config.seed, stream::MATCHES + salt, u64::from(g)),
+        opening_plies,
+    };
+    let on_pair = |_: &SprtStatus| {
+        if let Some(p) = progress {
+            p.inc(2);
+        }
+    };
+    let run = run_sprt(&cfg, me, previous, &gate.params(), on_pair);
+    let r = run.map_err(|source| RunError::Match {
+        opponent: Opponent::Previous.label(),
+        source,
+    })?;
+    tracing::info!(generation = g, "gate: {}", r.status);
+    Ok(MatchResult {
+        opponent: Opponent::Previous,
+        tally: r.report.tally,
+        failures: r.report.failures,
+        sequential: Some(r.status),
+    })
 }
 
 /// One match of the new model against `opponent`.
