@@ -70,6 +70,10 @@ pub fn ladder_svg(title: &str, points: &[LadderPoint]) -> Result<String, String>
             .configure_mesh()
             .x_desc("generation")
             .y_desc("Elo (95% interval)")
+            // Whole generations: at most one tick per generation.
+            .x_labels(((x1 - x0) as usize + 1).clamp(2, 12))
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
             .draw()
             .map_err(e)?;
         for (i, b) in baselines.iter().enumerate() {

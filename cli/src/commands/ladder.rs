@@ -364,12 +364,13 @@ fn write_files(
     let title = format!(
         "Kvarn ladder: {} ({}, {simulations} simulations)",
         args.run_dir.display(),
-        config.rules
+        config.rules.variant()
     );
     let md = format!(
-        "# {title}\n\nMaximum-likelihood Elo (Bradley–Terry, a draw as half a win and half a \
+        "# {title}\n\nRules: {}. Maximum-likelihood Elo (Bradley–Terry, a draw as half a win and half a \
          loss), {} games per pair, seed {}, {} virtual draw(s) of every player against the \
          anchor; 95% intervals from the observed information.\n\n{}",
+        config.rules,
         args.games,
         args.seed,
         args.prior_draws,
