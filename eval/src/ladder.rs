@@ -24,7 +24,7 @@
 //! the anchor against every player, which is enough for a finite maximum whenever the
 //! games link every player to the anchor. The virtual draw pulls each rating toward the
 //! anchor's by the weight of one game: a player known only from 20 wins in 20 games
-//! against the anchor is rated at the score 20.5 of 21 (+643 Elo) rather than infinitely
+//! against the anchor is rated at the score 20.5 of 21 (+645 Elo) rather than infinitely
 //! high, and a player known from a few hundred games is moved by a few Elo at most. A
 //! virtual draw per pair that played (BayesElo's choice) was tried and pulls much harder
 //! on a ladder where models sweep a weak baseline: every sweep is drawn in toward 0.

@@ -235,6 +235,11 @@ fn a_sweep_stays_finite_with_the_prior_and_fails_without() {
     }
     assert!(ladder.ratings[1].elo > 500.0, "{:?}", ladder.ratings);
     assert!(ladder.ratings[2].elo > 500.0, "{:?}", ladder.ratings);
+    // A player known only from 20 wins in 20 against the anchor: the score 20.5 of 21.
+    let alone = fit(2, &results[..1], &FitOptions::default()).unwrap();
+    let expected = elo_of_score(20.5 / 21.0);
+    assert!((alone.ratings[1].elo - expected).abs() < 1e-6);
+    assert!((expected - 645.1).abs() < 0.1, "{expected}");
     let plain = FitOptions {
         anchor: 0,
         prior_draws: 0.0,
