@@ -307,35 +307,37 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
     let scores = benchmark::score(&rules, &set, agent.as_mut())?;
     outln!("{spec} on {} positions of {rules}", set.len());
     outln!(
-        "{:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "{:<10} {:>9} {:>15} {:>14} {:>8} {:>9} {:>17} {:>16} {:>9}",
         "phase",
         "positions",
-        "value",
-        "keeping",
+        "value accuracy",
+        "value-keeping",
         "random",
         "critical",
-        "keeping",
-        "random"
+        "critical keeping",
+        "random critical",
+        "blunders"
     );
     for (phase, s) in &scores {
         let name = phase.map_or("all".to_string(), |p| format!("{p:?}").to_lowercase());
         let pct = |v: Option<f64>| v.map_or("n/a".to_string(), |a| format!("{:.1}%", 100.0 * a));
         let (random, random_critical) = s.random_preserving_rates();
         outln!(
-            "{name:<10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "{name:<10} {:>9} {:>15} {:>14} {:>8} {:>9} {:>17} {:>16} {:>9}",
             s.positions,
             pct(s.value_accuracy()),
             pct(Some(s.preserving_rate())),
             pct(Some(random)),
             s.critical,
             pct(s.critical_preserving_rate()),
-            pct(random_critical)
+            pct(random_critical),
+            pct(Some(s.blunder_rate()))
         );
     }
     outln!(
-        "value: outcome accuracy; keeping: moves that keep the value (won or drawn positions); \
-         critical: positions where some move throws the value away; random: what uniformly \
-         random moves keep, in expectation"
+        "value-keeping: moves that keep the value (won or drawn positions); critical: \
+         positions where some move throws the value away; random: what uniformly random \
+         moves keep, in expectation; blunders: moves that throw a win or a draw away"
     );
     Ok(())
 }
