@@ -46,10 +46,15 @@ impl NetConfig {
     /// network is allocated (a damaged header could otherwise ask for gigabytes).
     pub fn min_parameters(&self) -> u64 {
         match *self {
-            NetConfig::Mlp { hidden, blocks } => (blocks as u64) * (hidden as u64).pow(2),
+            NetConfig::Mlp { hidden, blocks } => (blocks as u64)
+                .saturating_mul(hidden as u64)
+                .saturating_mul(hidden as u64),
             NetConfig::Graph {
                 channels, layers, ..
-            } => 4 * (layers as u64) * (channels as u64).pow(2),
+            } => 4u64
+                .saturating_mul(layers as u64)
+                .saturating_mul(channels as u64)
+                .saturating_mul(channels as u64),
         }
     }
 

@@ -417,7 +417,7 @@ fn build(
         Params::Record(b) | Params::Safetensors(b) => b.len() as u64,
     };
     // Two bytes a parameter at the least (half precision), before anything is allocated.
-    if stored < 2 * header.network.min_parameters() {
+    if stored < header.network.min_parameters().saturating_mul(2) {
         return Err(ModelFileError::Mismatch {
             path: name,
             network: header.network.describe(),
