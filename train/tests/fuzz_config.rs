@@ -13,6 +13,10 @@ use kvarn_train::RunConfig;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+#[path = "../../testing/fuzz.rs"]
+mod fuzz;
+use fuzz::{env_or, mutate};
+
 /// Pieces of TOML and of the configuration's vocabulary, for insertions.
 const TOKENS: &[&str] = &[
     "\n",
@@ -54,46 +58,6 @@ const TOKENS: &[&str] = &[
     "max_men = 200",
     "\u{e9}",
 ];
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// `input` changed by one to four random edits; `other` is spliced from.
-fn mutate(rng: &mut Pcg64Mcg, input: &[u8], other: &[u8]) -> Vec<u8> {
-    let mut v = input.to_vec();
-    for _ in 0..rng.random_range(1..=4) {
-        let at = rng.random_range(0..=v.len());
-        match rng.random_range(0..7) {
-            0 if at < v.len() => v[at] ^= 1 << rng.random_range(0..8),
-            1 if at < v.len() => v[at] = rng.random(),
-            2 => v.truncate(at),
-            3 => {
-                let end = rng.random_range(at..=v.len().min(at + 64));
-                v.drain(at..end);
-            }
-            4 => {
-                let bytes: Vec<u8> = (0..rng.random_range(1..8)).map(|_| rng.random()).collect();
-                v.splice(at..at, bytes);
-            }
-            5 => {
-                let from = rng.random_range(0..=other.len());
-                v.truncate(at);
-                v.extend_from_slice(&other[from..]);
-            }
-            _ if at < v.len() => {
-                let end = rng.random_range(at..=v.len().min(at + 16));
-                let piece = v[at..end].to_vec();
-                v.splice(at..at, piece);
-            }
-            _ => {}
-        }
-    }
-    v
-}
 
 /// One of the mutations of `mutate`, or a token of [`TOKENS`] inserted.
 fn mutate_text(rng: &mut Pcg64Mcg, good: &str, other: &str) -> String {
