@@ -1,7 +1,7 @@
 //! What the fuzz targets of every crate share: the budget and seed from the environment,
 //! and the mutations of bytes and of JSON that turn valid inputs into nearly valid ones.
-//! Each target includes this file (`#[path = "../../testing/fuzz.rs"] mod fuzz;`), so
-//! that there is one copy; a target uses what it needs.
+//! Each target includes this file (`#[path = "../../testing/fuzz.rs"] mod
+//! fuzz_support;`), so that there is one copy; a target uses what it needs.
 #![allow(dead_code)]
 
 use rand::RngExt;

@@ -18,8 +18,8 @@ use rand_pcg::Pcg64Mcg;
 use serde_json::Value;
 
 #[path = "../../testing/fuzz.rs"]
-mod fuzz;
-use fuzz::{env_or, mutate, mutate_json};
+mod fuzz_support;
+use fuzz_support::{env_or, mutate, mutate_json};
 
 #[test]
 fn databases_never_panic() {

@@ -14,6 +14,10 @@ use kvarn_game::{Game, Rules, Variant};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+#[path = "../../testing/fuzz.rs"]
+mod fuzz_support;
+use fuzz_support::env_or;
+
 /// Panics seen in any thread since the hook was installed.
 static PANICS: AtomicUsize = AtomicUsize::new(0);
 
@@ -28,13 +32,6 @@ impl std::io::Write for Shared {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
-}
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 fn pick<'a>(rng: &mut Pcg64Mcg, items: &[&'a str]) -> &'a str {

@@ -16,15 +16,12 @@ use kvarn_game::{Game, Move, Position, Rules, Variant};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+#[path = "../../testing/fuzz.rs"]
+mod fuzz_support;
+use fuzz_support::env_or;
+
 /// Tests in this file, which share its budget.
 const TESTS: u32 = 2;
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// Runs `case` on fresh seeds until this test's share of the budget is spent; returns the
 /// number of cases. A panic is reported with the case's seed and the input it built.

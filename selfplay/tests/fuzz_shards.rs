@@ -18,8 +18,8 @@ use rand_pcg::Pcg64Mcg;
 use serde_json::Value;
 
 #[path = "../../testing/fuzz.rs"]
-mod fuzz;
-use fuzz::{env_or, mutate, mutate_json};
+mod fuzz_support;
+use fuzz_support::{env_or, mutate, mutate_json};
 
 /// A valid shard's header and payload: samples of random games of `rules`.
 fn valid_shard(rng: &mut Pcg64Mcg, rules: Rules) -> (Value, Vec<u8>) {

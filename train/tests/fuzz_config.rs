@@ -14,8 +14,8 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 #[path = "../../testing/fuzz.rs"]
-mod fuzz;
-use fuzz::{env_or, mutate};
+mod fuzz_support;
+use fuzz_support::{env_or, mutate};
 
 /// Pieces of TOML and of the configuration's vocabulary, for insertions.
 const TOKENS: &[&str] = &[
