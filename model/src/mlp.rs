@@ -1,9 +1,9 @@
 //! The residual multi-layer perceptron: the plain, fast baseline architecture.
 
-use burn::module::Module;
+use burn::module::{Module, Param};
 use burn::nn::{Linear, LinearConfig};
 use burn::tensor::activation::relu;
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::config::Dims;
 
@@ -38,6 +38,29 @@ impl ResidualMlp {
         (self.policy.forward(h.clone()), self.value.forward(h))
     }
 
+    /// The same network with other parameter values, given per layer in
+    /// [`ResidualMlp::layers`] order as (weights `[in, out]` row-major, bias); parameter
+    /// ids are kept, so an optimiser's state still applies.
+    ///
+    /// # Panics
+    /// When the values do not have the layers' shapes.
+    pub fn with_parameters<'a>(
+        &self,
+        values: impl IntoIterator<Item = (&'a [f32], &'a [f32])>,
+    ) -> ResidualMlp {
+        let mut values = values.into_iter();
+        let mut next = |linear: &Linear| {
+            let (w, b) = values.next().expect("values for every layer");
+            replace_linear(linear, w, b)
+        };
+        ResidualMlp {
+            stem: next(&self.stem),
+            blocks: self.blocks.iter().map(&mut next).collect(),
+            policy: next(&self.policy),
+            value: next(&self.value),
+        }
+    }
+
     /// The linear layers in order, with the names an exporter gives them.
     pub fn layers(&self) -> Vec<(String, &Linear)> {
         let mut out = vec![("stem".to_string(), &self.stem)];
@@ -47,5 +70,26 @@ impl ResidualMlp {
         out.push(("policy".to_string(), &self.policy));
         out.push(("value".to_string(), &self.value));
         out
+    }
+}
+
+/// `linear` with weights `w` and bias `b`, on its device and with its parameter ids.
+fn replace_linear(linear: &Linear, w: &[f32], b: &[f32]) -> Linear {
+    let weight = linear.weight.val();
+    let dims = weight.dims();
+    assert_eq!(w.len(), dims[0] * dims[1], "weights of a {dims:?} layer");
+    assert_eq!(b.len(), dims[1], "bias of a {dims:?} layer");
+    let device = weight.device();
+    let weight = Tensor::<2>::from_data(TensorData::new(w.to_vec(), dims), &device);
+    let bias = Tensor::<1>::from_data(TensorData::new(b.to_vec(), [dims[1]]), &device);
+    let mut bias = Param::from_tensor(bias);
+    if let Some(old) = &linear.bias {
+        bias.id = old.id;
+    }
+    let mut weight = Param::from_tensor(weight);
+    weight.id = linear.weight.id;
+    Linear {
+        weight,
+        bias: Some(bias),
     }
 }

@@ -77,6 +77,21 @@ pub struct TrainConfig {
     pub window_samples: usize,
     /// Apply a random board symmetry to each sample.
     pub augment: bool,
+    /// Which implementation takes the optimiser steps.
+    pub engine: TrainEngine,
+}
+
+/// Which implementation trains the network. Both compute the same losses, gradients and
+/// AdamW updates (tested equal within rounding); they differ in speed and in the format
+/// of their optimiser state, so a run resumes on the engine its checkpoint was written by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrainEngine {
+    /// The fast CPU path for an MLP on the CPU (`kvarn_model::cpu`), burn otherwise.
+    #[default]
+    Auto,
+    /// burn's autodiff and optimiser, whatever the network and device.
+    Burn,
 }
 
 impl Default for TrainConfig {
@@ -92,6 +107,7 @@ impl Default for TrainConfig {
             window_generations: 4,
             window_samples: 500_000,
             augment: true,
+            engine: TrainEngine::Auto,
         }
     }
 }

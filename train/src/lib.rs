@@ -28,7 +28,7 @@ pub mod run_dir;
 pub mod stages;
 pub mod trainer;
 
-pub use config::{Schedule, TrainConfig};
+pub use config::{Schedule, TrainConfig, TrainEngine};
 pub use error::RunError;
 pub use manifest::{GenerationRecord, Manifest};
 pub use metrics::Metrics;

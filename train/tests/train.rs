@@ -147,7 +147,7 @@ fn training_steps_lower_the_loss_on_a_fixed_batch() {
         assert!(out.wdl.iter().all(|p| p.is_finite()));
         // Optimiser state survives a round trip.
         let bytes = trainer.optimizer_bytes().unwrap();
-        let mut again = Trainer::new(trainer.network(), trainer.config().clone());
+        let mut again = Trainer::new(&trainer.network(), trainer.config().clone());
         again.load_optimizer(bytes).unwrap();
     }
 }

@@ -1,26 +1,30 @@
-//! A CPU inference path for the residual MLP, outside burn: the same arithmetic with the
-//! weights copied into `ndarray` matrices, matrix products by the `gemm` crate (AVX2/FMA,
-//! chosen at run time), bias, residual and ReLU fused into one pass, and the batch split
-//! across threads by rows.
-//!
-//! burn's `flex` backend runs every layer as separate tensor operations with their own
-//! allocations and passes over memory, which costs about three times PyTorch's speed on
-//! the reference network (see the README's figures); this path is what self-play uses for
-//! MLPs on the CPU. Tests check it against burn's forward pass.
+//! Inference for the residual MLP on the CPU: the weights copied into `ndarray` matrices,
+//! bias, residual and ReLU fused into one pass after each product, and the batch split
+//! across threads by rows. This is what self-play and network players use for MLPs on
+//! the CPU; tests check it against burn's forward pass.
 
-use ndarray::{Array1, Array2, ArrayView2, ArrayViewMut2, Axis};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
 
+use super::kernels::{self, Product};
 use crate::mlp::ResidualMlp;
 
 /// One dense layer: `out = in · w + b`, `w` stored `[in, out]`.
 #[derive(Debug, Clone)]
 struct Dense {
     w: Array2<f32>,
-    b: Array1<f32>,
+    b: Vec<f32>,
 }
 
 impl Dense {
+    /// `out = input · w` for `rows` rows, on the calling thread; the bias is added by the
+    /// fused pass that follows.
+    fn product(&self, rows: usize, input: &[f32], out: &mut [f32]) {
+        let (k, n) = self.w.dim();
+        let w = self.w.as_slice().expect("row-major weights");
+        Product::new(rows, n, k).run(input, w, out);
+    }
+
     fn from_burn(layer: &burn::nn::Linear) -> Dense {
         let w = layer.weight.val();
         let [rows, cols] = w.dims();
@@ -31,7 +35,7 @@ impl Dense {
         };
         Dense {
             w: Array2::from_shape_vec((rows, cols), w).expect("weight shape"),
-            b: Array1::from_vec(b),
+            b,
         }
     }
 }
@@ -133,39 +137,23 @@ impl CpuMlp {
         mut policy: ArrayViewMut2<f32>,
         mut wdl: ArrayViewMut2<f32>,
     ) {
-        // The element-wise passes run over contiguous slices, which the compiler
-        // vectorises; the views are row-major (checked by `matmul`).
-        matmul(x, self.stem.w.view(), h.view_mut());
-        let hs = h.as_slice_mut().expect("row-major");
-        for row in hs.chunks_exact_mut(self.stem.b.len()) {
-            for (v, b) in row.iter_mut().zip(&self.stem.b) {
-                *v = (*v + b).max(0.0);
-            }
-        }
+        let hs = h.as_slice_mut().expect("row-major scratch");
+        let ts = t.as_slice_mut().expect("row-major scratch");
+        let ps = policy.as_slice_mut().expect("row-major policy rows");
+        let ws = wdl.as_slice_mut().expect("row-major wdl rows");
+        let xs = x.as_slice().expect("row-major feature rows");
+        let rows = x.nrows();
+        self.stem.product(rows, xs, hs);
+        kernels::bias_relu(hs, &self.stem.b);
         for block in &self.blocks {
-            matmul(h.view(), block.w.view(), t.view_mut());
-            let ts = t.as_slice().expect("row-major");
-            let hs = h.as_slice_mut().expect("row-major");
-            let n = block.b.len();
-            for (hr, tr) in hs.chunks_exact_mut(n).zip(ts.chunks_exact(n)) {
-                for ((v, d), b) in hr.iter_mut().zip(tr).zip(&block.b) {
-                    *v = (*v + d + b).max(0.0);
-                }
-            }
+            block.product(rows, hs, ts);
+            kernels::residual_bias_relu(hs, ts, &block.b);
         }
-        matmul(h.view(), self.policy.w.view(), policy.view_mut());
-        let ps = policy.as_slice_mut().expect("row-major");
-        for row in ps.chunks_exact_mut(self.policy.b.len()) {
-            for (v, b) in row.iter_mut().zip(&self.policy.b) {
-                *v += b;
-            }
-        }
-        matmul(h.view(), self.value.w.view(), wdl.view_mut());
-        let ws = wdl.as_slice_mut().expect("row-major");
+        self.policy.product(rows, hs, ps);
+        kernels::add_bias(ps, &self.policy.b);
+        self.value.product(rows, hs, ws);
+        kernels::add_bias(ws, &self.value.b);
         for row in ws.chunks_exact_mut(3) {
-            for (v, b) in row.iter_mut().zip(&self.value.b) {
-                *v += b;
-            }
             let max = row[0].max(row[1]).max(row[2]);
             let mut sum = 0.0;
             for v in row.iter_mut() {
@@ -176,43 +164,5 @@ impl CpuMlp {
                 *v /= sum;
             }
         }
-    }
-}
-
-/// `out = a · b` for row-major matrices, by the `gemm` crate on the calling thread.
-fn matmul(a: ArrayView2<f32>, b: ArrayView2<f32>, mut out: ArrayViewMut2<f32>) {
-    let (m, k) = a.dim();
-    let (k2, n) = b.dim();
-    assert_eq!(k, k2, "inner dimensions");
-    assert_eq!(out.dim(), (m, n), "output shape");
-    assert!(
-        a.is_standard_layout() && b.is_standard_layout() && out.is_standard_layout(),
-        "row-major operands"
-    );
-    // SAFETY: the three views are row-major with the dimensions checked above, so every
-    // element gemm reads or writes (strides n, k, 1) lies inside them; `out` is borrowed
-    // mutably and does not alias the inputs.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            out.as_mut_ptr(),
-            1,
-            n as isize,
-            false,
-            a.as_ptr(),
-            1,
-            k as isize,
-            b.as_ptr(),
-            1,
-            n as isize,
-            0.0,
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
     }
 }

@@ -1,0 +1,18 @@
+//! The CPU path for the residual MLP, outside burn: inference ([`CpuMlp`]) and training
+//! ([`MlpTraining`]) on the same kernels ([`kernels`]): matrix products by the `gemm`
+//! crate and fused element-wise passes, each on the widest instructions the CPU has
+//! (AVX-512 where offered, AVX2 otherwise), chosen at run time.
+//!
+//! burn's `flex` backend runs every layer as separate tensor operations with their own
+//! allocations and passes over memory, and its autodiff keeps a graph per step; for the
+//! small MLPs of self-play that overhead is most of the time (see the README's figures).
+//! burn stays the path for other networks and for GPUs, and tests check this path
+//! against burn's forward pass, gradients and AdamW updates.
+
+mod inference;
+pub mod kernels;
+mod training;
+
+pub use inference::CpuMlp;
+pub use kernels::KernelPath;
+pub use training::{AdamW, MlpTraining, OptimizerStateError};

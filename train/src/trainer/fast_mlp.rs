@@ -1,0 +1,219 @@
+//! The optimiser step for an MLP on the CPU through `kvarn_model::cpu`: the same losses as
+//! [`super::autodiff`], with the gradients of the logits written out (softmax minus target)
+//! and the rest of the backward pass and AdamW on the fast kernels.
+
+use kvarn_model::burn::tensor::Device;
+use kvarn_model::cpu::{AdamW, MlpTraining, OptimizerStateError, kernels};
+use kvarn_model::{Model, Network};
+use rayon::prelude::*;
+
+use super::Losses;
+use crate::replay::Batch;
+
+/// What a masked-out action's logit becomes before the softmax (as in
+/// `Network::forward_log_probs`).
+const MASKED_LOGIT: f32 = -1.0e9;
+
+/// An MLP being trained on the fast CPU path.
+pub(super) struct FastMlp {
+    /// The network the parameters came from (its architecture and rules).
+    network: Network,
+    training: MlpTraining,
+    adamw: AdamW,
+    d_policy: Vec<f32>,
+    d_value: Vec<f32>,
+}
+
+impl FastMlp {
+    /// The fast path for `network`, if it is an MLP on the CPU.
+    pub(super) fn new(network: &Network, weight_decay: f32) -> Option<FastMlp> {
+        let network = network.for_inference();
+        let Model::Mlp(mlp) = &network.model else {
+            return None;
+        };
+        if *network.device() != Device::flex() {
+            return None;
+        }
+        let training = MlpTraining::from_burn(mlp);
+        Some(FastMlp {
+            training,
+            network,
+            adamw: AdamW {
+                weight_decay,
+                ..AdamW::default()
+            },
+            d_policy: Vec::new(),
+            d_value: Vec::new(),
+        })
+    }
+
+    /// The network with the parameters as trained so far.
+    pub(super) fn network(&self) -> Network {
+        let Model::Mlp(mlp) = &self.network.model else {
+            unreachable!("FastMlp holds an MLP");
+        };
+        let trained = self.training.to_burn(mlp);
+        self.network.clone().with_model(Model::Mlp(trained))
+    }
+
+    pub(super) fn optimizer_bytes(&self) -> Vec<u8> {
+        self.training.optimizer_bytes()
+    }
+
+    pub(super) fn load_optimizer(&mut self, bytes: &[u8]) -> Result<(), OptimizerStateError> {
+        self.training.load_optimizer(bytes)
+    }
+
+    /// Forward pass and loss; the logits' gradients are left in `d_policy`, `d_value`.
+    fn loss(&mut self, batch: &Batch, value_weight: f32) -> Losses {
+        let (policy, value) = self.training.forward(&batch.features, batch.size);
+        let mut losses = policy_loss(policy, batch, &mut self.d_policy);
+        let (value_loss, value_accuracy) =
+            value_loss(value, batch, value_weight, &mut self.d_value);
+        losses.value = value_loss;
+        losses.value_accuracy = value_accuracy;
+        losses.total = losses.policy + value_weight * value_loss;
+        losses
+    }
+
+    pub(super) fn losses(&mut self, batch: &Batch, value_weight: f32) -> Losses {
+        self.loss(batch, value_weight)
+    }
+
+    pub(super) fn train_step(
+        &mut self,
+        batch: &Batch,
+        value_weight: f32,
+        learning_rate: f64,
+    ) -> Losses {
+        let losses = Losses {
+            learning_rate,
+            ..self.loss(batch, value_weight)
+        };
+        self.training.backward(&self.d_policy, &self.d_value);
+        self.training.step(&self.adamw, learning_rate);
+        losses
+    }
+
+    /// The gradients of the last step's backward pass, per layer (for tests).
+    #[cfg(test)]
+    pub(super) fn gradients(&mut self, batch: &Batch, value_weight: f32) -> Vec<Vec<f32>> {
+        self.loss(batch, value_weight);
+        self.training.backward(&self.d_policy, &self.d_value);
+        self.training
+            .gradients()
+            .into_iter()
+            .flat_map(|(w, b)| [w.to_vec(), b.to_vec()])
+            .collect()
+    }
+}
+
+/// One row's cross-entropy against `target` and its logits' gradient: `grad` gets
+/// `scale × (softmax × Σ target − target)` (0 where `legal` is false) and the row's loss
+/// `−Σ target × log softmax` and whether its most likely entry is the target's come back.
+fn row_loss(
+    logits: &[f32],
+    legal: Option<&[bool]>,
+    target: &[f32],
+    scale: f32,
+    grad: &mut [f32],
+) -> (f64, bool) {
+    grad.copy_from_slice(logits);
+    if let Some(legal) = legal {
+        for (g, &ok) in grad.iter_mut().zip(legal) {
+            *g = if ok { *g } else { MASKED_LOGIT };
+        }
+    }
+    let best = argmax(grad);
+    let max = grad[best];
+    let dot: f32 = grad.iter().zip(target).map(|(l, t)| l * t).sum();
+    let mass: f32 = target.iter().sum();
+    let mut sum = 0.0;
+    kernels::exp_shifted(grad, max, &mut sum);
+    let loss = f64::from(mass) * (f64::from(max) + f64::from(sum).ln()) - f64::from(dot);
+    let k = scale * mass / sum;
+    for (g, &t) in grad.iter_mut().zip(target) {
+        *g = k * *g - scale * t;
+    }
+    if let Some(legal) = legal {
+        for (g, &ok) in grad.iter_mut().zip(legal) {
+            *g = if ok { *g } else { 0.0 };
+        }
+    }
+    (loss, best == argmax(target))
+}
+
+/// Index of the first largest entry.
+fn argmax(values: &[f32]) -> usize {
+    let mut best = 0;
+    for (i, &v) in values.iter().enumerate() {
+        if v > values[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Rows handled by one task of the loss's parallel loop.
+const ROWS_PER_TASK: usize = 32;
+
+/// Weighted policy cross-entropy over the rows with a full search, its accuracy, and the
+/// logits' gradients into `grad`.
+fn policy_loss(logits: &[f32], batch: &Batch, grad: &mut Vec<f32>) -> Losses {
+    let actions = logits.len() / batch.size.max(1);
+    let weight_sum = batch.policy_weight.iter().sum::<f32>().max(1.0);
+    grad.resize(logits.len(), 0.0);
+    let chunk = ROWS_PER_TASK * actions;
+    let (loss, hits) = grad
+        .par_chunks_mut(chunk)
+        .enumerate()
+        .map(|(c, grad)| {
+            let first = c * ROWS_PER_TASK;
+            let (mut loss, mut hits) = (0.0f64, 0.0f64);
+            for (i, g) in grad.chunks_exact_mut(actions).enumerate() {
+                let r = first + i;
+                let row = r * actions..(r + 1) * actions;
+                let w = batch.policy_weight[r];
+                let (l, hit) = row_loss(
+                    &logits[row.clone()],
+                    Some(&batch.legal[row.clone()]),
+                    &batch.policy[row],
+                    w / weight_sum,
+                    g,
+                );
+                loss += f64::from(w) * l;
+                hits += if hit { f64::from(w) } else { 0.0 };
+            }
+            (loss, hits)
+        })
+        .reduce(|| (0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+    Losses {
+        policy: (loss / f64::from(weight_sum)) as f32,
+        policy_accuracy: (hits / f64::from(weight_sum)) as f32,
+        ..Losses::default()
+    }
+}
+
+/// Mean win/draw/loss cross-entropy, its accuracy, and the logits' gradients (scaled by
+/// the value weight) into `grad`.
+fn value_loss(logits: &[f32], batch: &Batch, value_weight: f32, grad: &mut Vec<f32>) -> (f32, f32) {
+    let n = batch.size.max(1) as f32;
+    grad.resize(logits.len(), 0.0);
+    let (mut loss, mut hits) = (0.0f64, 0usize);
+    for (r, (row, g)) in logits
+        .chunks_exact(3)
+        .zip(grad.chunks_exact_mut(3))
+        .enumerate()
+    {
+        let (l, hit) = row_loss(
+            row,
+            None,
+            &batch.value[3 * r..3 * r + 3],
+            value_weight / n,
+            g,
+        );
+        loss += l;
+        hits += usize::from(hit);
+    }
+    ((loss / f64::from(n)) as f32, hits as f32 / n)
+}
