@@ -2,7 +2,8 @@
 # The tests. The export tests check ONNX files with Python's onnx and onnxruntime, the
 # metrics test reads TensorBoard files with the tensorboard package; this
 # script makes a virtual environment with them in .venv (once, from PyPI) unless
-# KVARN_PYTHON names a Python that has them, then runs the whole test suite.
+# KVARN_PYTHON names a Python that has them, then runs the whole test suite, and the
+# CPU network path's tests once more on an emulated CPU without AVX-512.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${KVARN_PYTHON:-}" ]; then
@@ -12,4 +13,13 @@ if [ -z "${KVARN_PYTHON:-}" ]; then
     fi
     export KVARN_PYTHON="$PWD/.venv/bin/python"
 fi
-exec cargo test --workspace --locked "$@"
+cargo test --workspace --locked "$@"
+# The AVX2 kernel path under an emulated CPU without AVX-512 (needs qemu-user; CI sets
+# KVARN_REQUIRE_QEMU=1 so that a missing qemu fails rather than skips).
+if [ "$(uname -m)" = x86_64 ]; then
+    if command -v qemu-x86_64 >/dev/null || [ -n "${KVARN_REQUIRE_QEMU:-}" ]; then
+        scripts/test-avx2.sh
+    else
+        echo "scripts/test.sh: AVX2 path not tested here: apt-get install qemu-user" >&2
+    fi
+fi

@@ -47,6 +47,9 @@ pub struct Provenance {
     pub steps: Option<u64>,
     /// Free text: how it was made, evaluation figures.
     pub note: Option<String>,
+    /// The CPU kernel path it was trained on (`avx512`, `avx2`): training is bitwise
+    /// reproducible only on the same path.
+    pub kernels: Option<String>,
 }
 
 /// What a model file says about its contents, besides the parameters.

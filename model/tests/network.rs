@@ -277,3 +277,67 @@ fn a_model_is_refused_for_rules_it_was_not_trained_for() {
     let text = err.to_string();
     assert!(text.contains("five.kvmodel was trained for Five"), "{text}");
 }
+
+/// A Six MLP whose parameters come from a seeded generator, and 16 positions' outputs on
+/// the fast path: what `tests/data/cpu-reference.json` holds.
+fn reference_outputs() -> Vec<f32> {
+    let rules = Rules::new(Variant::Six);
+    let config = NetConfig::Mlp {
+        hidden: 64,
+        blocks: 2,
+    };
+    let net = Network::new(rules, config, &Device::flex()).unwrap();
+    let kvarn_model::Model::Mlp(mlp) = &net.model else {
+        unreachable!()
+    };
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2026);
+    let values: Vec<(Vec<f32>, Vec<f32>)> = mlp
+        .layers()
+        .iter()
+        .map(|(_, l)| {
+            let [i, o] = l.weight.val().dims();
+            let scale = 1.5 / (i as f32).sqrt();
+            let mut draw = |n: usize| -> Vec<f32> {
+                (0..n).map(|_| rng.random_range(-scale..scale)).collect()
+            };
+            (draw(i * o), draw(o))
+        })
+        .collect();
+    let mlp = mlp.with_parameters(values.iter().map(|(w, b)| (&w[..], &b[..])));
+    let net = net.with_model(kvarn_model::Model::Mlp(mlp));
+    let (feats, _) = positions(&rules, 16, 9);
+    let out = Inference::new(&net, InferencePath::Fastest).evaluate(&feats, 16);
+    out.policy_logits.into_iter().chain(out.wdl).collect()
+}
+
+/// The fast path gives the same outputs on every kernel path (AVX-512 where the reference
+/// was written, AVX2 under `scripts/test-avx2.sh`) to within rounding.
+/// `KVARN_WRITE_REFERENCE=1` rewrites the file.
+#[test]
+fn cpu_outputs_match_the_reference_on_every_kernel_path() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cpu-reference.json");
+    let got = reference_outputs();
+    if std::env::var_os("KVARN_WRITE_REFERENCE").is_some() {
+        let text = serde_json::json!({
+            "kernels": kvarn_model::cpu::KernelPath::detected().name(),
+            "outputs": got,
+        });
+        std::fs::write(&path, text.to_string()).unwrap();
+    }
+    let text = std::fs::read_to_string(&path).expect("the reference file");
+    let reference: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let want: Vec<f32> = serde_json::from_value(reference["outputs"].clone()).unwrap();
+    assert_eq!(want.len(), got.len());
+    let worst = want
+        .iter()
+        .zip(&got)
+        .map(|(a, b)| (a - b).abs() / a.abs().max(1.0))
+        .fold(0.0f32, f32::max);
+    eprintln!(
+        "kernel path {} against the reference's {}: largest difference {worst:e}",
+        kvarn_model::cpu::KernelPath::detected(),
+        reference["kernels"]
+    );
+    assert!(worst < 1e-5, "outputs differ from the reference by {worst}");
+}

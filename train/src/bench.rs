@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use kvarn_model::Network;
 
-use crate::config::TrainConfig;
+use crate::config::{TrainConfig, TrainEngine};
 use crate::replay::Batch;
 use crate::trainer::Trainer;
 
@@ -23,6 +23,8 @@ pub struct TrainThroughput {
     pub samples_per_second: f64,
     /// Total loss of the last step.
     pub final_loss: f32,
+    /// The engine that took the steps (`cpu-mlp`, `burn-autodiff`).
+    pub engine: &'static str,
 }
 
 /// The benchmark batch: pseudo-random inputs, row `i` aiming its policy at action
@@ -47,11 +49,17 @@ pub fn reference_batch(network: &Network, batch: usize) -> Batch {
 
 /// Trains `network` (a copy) on the reference batch with AdamW at learning rate 1e-3 for
 /// about `time`, after three warm-up steps.
-pub fn training(network: &Network, batch: usize, time: Duration) -> TrainThroughput {
+pub fn training(
+    network: &Network,
+    batch: usize,
+    time: Duration,
+    engine: TrainEngine,
+) -> TrainThroughput {
     let config = TrainConfig {
         batch_size: batch,
         learning_rate: 1e-3,
         weight_decay: 0.01,
+        engine,
         ..TrainConfig::default()
     };
     let mut trainer = Trainer::new(network, config);
@@ -73,5 +81,6 @@ pub fn training(network: &Network, batch: usize, time: Duration) -> TrainThrough
         steps_per_second: steps as f64 / secs,
         samples_per_second: (steps as usize * batch) as f64 / secs,
         final_loss: last,
+        engine: trainer.engine_name(),
     }
 }

@@ -190,6 +190,19 @@ pub struct GenerationRecord {
     pub training: TrainingFigures,
     /// How the new model did.
     pub evaluation: Evaluation,
+    /// What computed it (absent in runs from before it was recorded).
+    #[serde(default)]
+    pub compute: Option<Compute>,
+}
+
+/// The arithmetic a generation ran on: results are bitwise reproducible only on the same
+/// kernel path and training engine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Compute {
+    /// `kvarn_model::cpu::KernelPath` of the CPU network path: `avx512`, `avx2`, `portable`.
+    pub kernels: String,
+    /// The training engine: `cpu-mlp` or `burn-autodiff`.
+    pub trainer: String,
 }
 
 impl GenerationRecord {

@@ -19,7 +19,9 @@ use kvarn_storage::write_atomically;
 
 use crate::checkpoint::{self, TrainingProgress};
 use crate::error::RunError;
-use crate::manifest::{GenerationRecord, Manifest, Opponent, SelfPlayDone, SelfPlayFigures};
+use crate::manifest::{
+    Compute, GenerationRecord, Manifest, Opponent, SelfPlayDone, SelfPlayFigures,
+};
 use crate::metric::metrics_of;
 use crate::metrics::Metrics;
 use crate::report;
@@ -233,6 +235,10 @@ impl<'a> Run<'a> {
             selfplay,
             training,
             evaluation,
+            compute: Some(Compute {
+                kernels: kvarn_model::cpu::KernelPath::detected().name().to_string(),
+                trainer: self.trainer.engine_name().to_string(),
+            }),
         }))
     }
 

@@ -23,6 +23,9 @@ pub enum BenchCommand {
     Infer(InferArgs),
     /// Training steps per second of a network (default: the reference MLP on Nine).
     Train(TrainArgs),
+    /// Self-play of a run configuration without writing shards: positions/s, network
+    /// calls, mean batch, and the network's share of thread time.
+    Selfplay(super::selfplay::PlayArgs),
 }
 
 /// Arguments of `kvarn bench train`.
@@ -45,6 +48,9 @@ pub struct TrainArgs {
     /// Device: cpu, or a GPU backend built in by feature (wgpu, cuda).
     #[arg(long, default_value = "cpu")]
     device: kvarn_model::DeviceChoice,
+    /// Train through burn's autodiff even where the fast CPU MLP path applies.
+    #[arg(long)]
+    burn: bool,
 }
 
 /// Arguments of `kvarn bench infer`.
@@ -135,6 +141,7 @@ pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Search(args) => search(args),
         BenchCommand::Infer(args) => infer(args),
         BenchCommand::Train(args) => train(args),
+        BenchCommand::Selfplay(args) => super::selfplay::bench_selfplay(args),
     }
 }
 
@@ -392,20 +399,23 @@ fn infer(args: &InferArgs) -> anyhow::Result<()> {
     let engine = kvarn_model::Inference::new(&network, path);
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
     outln!(
-        "bench infer, {rules}, {} ({} -> {} policy + 3 value, {} parameters), device {}, path {}, threads {threads}",
+        "bench infer, {rules}, {} ({} -> {} policy + 3 value, {} parameters), device {}, path {}, threads {threads}, kernels {}",
         config.describe(),
         dims.input,
         dims.actions,
         network.parameter_count(),
         args.device,
-        engine.path_name()
+        engine.path_name(),
+        kvarn_model::cpu::KernelPath::detected(),
     );
+    let flops = forward_flops(&network);
     for t in kvarn_model::bench::inference(&engine, &args.batches, duration(args.seconds)?) {
         outln!(
-            "batch {:5}: {:10.0} evals/s  {:9.1} us/call  ({} calls)",
+            "batch {:5}: {:10.0} evals/s  {:9.1} us/call  {:6.1} GFLOP/s  ({} calls)",
             t.batch,
             t.evals_per_second,
             t.call.as_secs_f64() * 1e6,
+            t.evals_per_second * flops / 1e9,
             t.calls
         );
     }
@@ -428,23 +438,49 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
     let dims = network.dims();
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
     outln!(
-        "bench train, {rules}, {} ({} -> {} policy + 3 value, {} parameters), AdamW, device {}, threads {threads}",
+        "bench train, {rules}, {} ({} -> {} policy + 3 value, {} parameters), AdamW, device {}, threads {threads}, kernels {}",
         config.describe(),
         dims.input,
         dims.actions,
         network.parameter_count(),
         args.device,
+        kvarn_model::cpu::KernelPath::detected(),
     );
+    let engine = if args.burn {
+        kvarn_train::TrainEngine::Burn
+    } else {
+        kvarn_train::TrainEngine::Auto
+    };
+    // A step is a forward and a backward pass: about three forward passes of arithmetic.
+    let flops_per_sample = 3.0 * forward_flops(&network);
     for &batch in &args.batches {
-        let t = kvarn_train::bench::training(&network, batch, duration(args.seconds)?);
+        let t = kvarn_train::bench::training(&network, batch, duration(args.seconds)?, engine);
         outln!(
-            "batch {:5}: {:8.1} steps/s  {:9.0} samples/s  ({} steps, final loss {:.3})",
+            "batch {:5}: {:8.1} steps/s  {:9.0} samples/s  {:6.1} GFLOP/s  ({} steps, final loss {:.3}, {})",
             t.batch,
             t.steps_per_second,
             t.samples_per_second,
+            t.samples_per_second * flops_per_sample / 1e9,
             t.steps,
-            t.final_loss
+            t.final_loss,
+            t.engine
         );
     }
     Ok(())
+}
+
+/// Multiply-adds of one forward pass, counted as two operations each (the convention of
+/// PyTorch's reference script): 2 × the weights of an MLP's layers.
+fn forward_flops(network: &kvarn_model::Network) -> f64 {
+    match &network.model {
+        kvarn_model::Model::Mlp(mlp) => mlp
+            .layers()
+            .iter()
+            .map(|(_, l)| {
+                let [i, o] = l.weight.val().dims();
+                2.0 * (i * o) as f64
+            })
+            .sum(),
+        kvarn_model::Model::Graph(_) => f64::NAN,
+    }
 }

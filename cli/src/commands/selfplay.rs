@@ -8,13 +8,28 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_model::{DeviceChoice, Inference, InferencePath, Network, file};
 use kvarn_selfplay::shard::SHARD_EXTENSION;
-use kvarn_selfplay::{SelfPlayJob, run};
+use kvarn_selfplay::{SelfPlayJob, SelfPlayStats, run};
 
 use kvarn_train::RunConfig;
 
 /// Arguments of `kvarn selfplay`.
 #[derive(Args, Debug)]
 pub struct SelfPlayArgs {
+    #[command(flatten)]
+    play: PlayArgs,
+    /// Folder for the shards. One that already holds shards is refused unless --overwrite
+    /// is given.
+    #[arg(long)]
+    out: PathBuf,
+    /// Write into a folder that already holds shards: the shards `kvarn selfplay` wrote
+    /// there (`selfplay-g*`) are deleted first, so that the folder holds only this run's.
+    #[arg(long)]
+    overwrite: bool,
+}
+
+/// What plays and how: shared by `kvarn selfplay` and `kvarn bench selfplay`.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
     /// Run configuration (TOML): rules, `[search]`, `[selfplay]`, and `[network]` when no
     /// model is given.
     #[arg(long)]
@@ -25,14 +40,6 @@ pub struct SelfPlayArgs {
     /// Games to play.
     #[arg(long, default_value_t = 64)]
     games: u64,
-    /// Folder for the shards. One that already holds shards is refused unless --overwrite
-    /// is given.
-    #[arg(long)]
-    out: PathBuf,
-    /// Write into a folder that already holds shards: the shards `kvarn selfplay` wrote
-    /// there (`selfplay-g*`) are deleted first, so that the folder holds only this run's.
-    #[arg(long)]
-    overwrite: bool,
     /// Seed (default: the configuration's).
     #[arg(long)]
     seed: Option<u64>,
@@ -50,17 +57,15 @@ pub struct SelfPlayArgs {
     device: Option<DeviceChoice>,
 }
 
-/// Plays the games.
-pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
+/// A configured self-play job and the evaluator that plays it.
+struct Prepared {
+    job: SelfPlayJob,
+    engine: Inference,
+}
+
+/// Loads the configuration and the model, and sets up the job (`out`: where shards go).
+fn prepare(args: &PlayArgs, out: Option<PathBuf>) -> anyhow::Result<Prepared> {
     let mut config = RunConfig::load(&args.config)?;
-    let existing = shards_in(&args.out)?;
-    anyhow::ensure!(
-        existing.is_empty() || args.overwrite,
-        "{} already holds {} shards (*.{SHARD_EXTENSION}); new games would overwrite or mix \
-         with them: choose another --out, or pass --overwrite to replace them",
-        args.out.display(),
-        existing.len()
-    );
     if let Some(t) = args.threads {
         config.selfplay.threads = t;
     }
@@ -100,22 +105,71 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
         games: args.games,
         skip: Default::default(),
         seed,
-        out: Some(args.out.clone()),
+        out,
         shard_prefix: "selfplay".into(),
         model: model_name,
     };
+    Ok(Prepared { job, engine })
+}
+
+/// Plays the job with a progress bar.
+fn play(prepared: &Prepared) -> anyhow::Result<SelfPlayStats> {
+    let bar = ProgressBar::new(prepared.job.games).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed_precise} eta {eta}")
+            .expect("template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(500));
+    let (stats, _) = run(&prepared.job, &prepared.engine, Some(&bar))?;
+    bar.finish_and_clear();
+    Ok(stats)
+}
+
+/// Plays the games.
+pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
+    let existing = shards_in(&args.out)?;
+    anyhow::ensure!(
+        existing.is_empty() || args.overwrite,
+        "{} already holds {} shards (*.{SHARD_EXTENSION}); new games would overwrite or mix \
+         with them: choose another --out, or pass --overwrite to replace them",
+        args.out.display(),
+        existing.len()
+    );
+    let prepared = prepare(&args.play, Some(args.out.clone()))?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     for old in existing.iter().filter(|p| written_here(p)) {
         std::fs::remove_file(old).with_context(|| format!("removing {}", old.display()))?;
     }
-    let bar = ProgressBar::new(args.games).with_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed_precise} eta {eta}")
-            .expect("template"),
+    let stats = play(&prepared)?;
+    print_stats(&stats, &prepared.engine);
+    outln!("{} shards in {}", stats.shards.len(), args.out.display());
+    Ok(())
+}
+
+/// `kvarn bench selfplay`: the games of `kvarn selfplay` without writing shards, and the
+/// figures that say where the time went.
+pub fn bench_selfplay(args: &PlayArgs) -> anyhow::Result<()> {
+    let prepared = prepare(args, None)?;
+    let job = &prepared.job;
+    outln!(
+        "bench selfplay, {}: {}, {} simulations, {} threads, {} games, kernels {}",
+        args.config.display(),
+        job.model,
+        job.search.simulations,
+        job.selfplay.threads,
+        job.games,
+        kvarn_model::cpu::KernelPath::detected()
     );
-    bar.enable_steady_tick(Duration::from_millis(500));
-    let (stats, _) = run(&job, &engine, Some(&bar))?;
-    bar.finish_and_clear();
+    let stats = play(&prepared)?;
+    print_stats(&stats, &prepared.engine);
+    outln!(
+        "tree work (all but the network): {:.0}% of thread time",
+        100.0 * (1.0 - stats.network_share())
+    );
+    Ok(())
+}
+
+fn print_stats(stats: &SelfPlayStats, engine: &Inference) {
     outln!(
         "{} games, {} positions in {:.1} s: {:.0} positions/s, {:.1} plies/game",
         stats.games,
@@ -138,8 +192,6 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
         engine.path_name(),
         100.0 * stats.cache_hits as f64 / (stats.cache_hits + stats.cache_misses).max(1) as f64
     );
-    outln!("{} shards in {}", stats.shards.len(), args.out.display());
-    Ok(())
 }
 
 /// The shard files in `dir` (none where it does not exist).

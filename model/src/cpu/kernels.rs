@@ -425,6 +425,15 @@ mod tests {
         assert!((sum - (1.0 + (-1.0f32).exp())).abs() < 1e-6);
     }
 
+    /// `scripts/test-avx2.sh` sets `KVARN_EXPECT_KERNELS` to check that the emulated CPU
+    /// really takes the path it is meant to test.
+    #[test]
+    fn the_detected_path_is_the_expected_one() {
+        if let Ok(expected) = std::env::var("KVARN_EXPECT_KERNELS") {
+            assert_eq!(KernelPath::detected().name(), expected);
+        }
+    }
+
     #[test]
     fn the_detected_path_is_named() {
         let path = KernelPath::detected();

@@ -140,6 +140,7 @@ pub fn provenance(dir: &RunDir, g: u32, step: u64) -> Provenance {
         generation: Some(g),
         steps: Some(step),
         note: None,
+        kernels: Some(kvarn_model::cpu::KernelPath::detected().name().to_string()),
     }
 }
 
