@@ -2,19 +2,23 @@
 //! alpha-beta, external engines, the perfect player) and network players,
 //!
 //! ```text
-//! net:model=FILE[,simulations=N][,burn]
+//! net:model=FILE[,simulations=N][,burn][,db=DIR[,db_men=M]]
 //! ```
 //!
 //! the model's tree search with `simulations` per move (default 64, no noise, greedy), on
-//! the CPU; `burn` evaluates through burn instead of the fast CPU path.
+//! the CPU; `burn` evaluates through burn instead of the fast CPU path; `db` probes the
+//! endgame databases in DIR (`kvarn solve`, up to `db_men` men a side, default all there)
+//! in the search: exact leaves, and a root move that keeps a certain value.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 use kvarn_eval::agent::{AgentFactory, AgentSpec};
+use kvarn_eval::solver::db::Databases;
 use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, Inference, InferencePath, file};
-use kvarn_selfplay::{SearchConfig, SearchPlayer};
+use kvarn_selfplay::{Endgame, SearchConfig, SearchPlayer};
 
 /// Reads an agent specification for games of `rules`.
 pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory>> {
@@ -25,6 +29,7 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
     let mut model = None;
     let mut simulations = 64u32;
     let mut path = InferencePath::Fastest;
+    let (mut db, mut db_men) = (None, None);
     for item in options.split(',').filter(|s| !s.is_empty()) {
         match item.split_once('=') {
             Some(("model", v)) => model = Some(PathBuf::from(v)),
@@ -35,9 +40,18 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
                     .filter(|&n| n >= 1)
                     .with_context(|| format!("net: simulations `{v}` is not a count >= 1"))?;
             }
+            Some(("db", v)) => db = Some(PathBuf::from(v)),
+            Some(("db_men", v)) => {
+                db_men = Some(
+                    v.parse::<u8>()
+                        .ok()
+                        .filter(|n| (3..=9).contains(n))
+                        .with_context(|| format!("net: db_men `{v}` is not a count in 3..=9"))?,
+                );
+            }
             None if item == "burn" => path = InferencePath::Burn,
             _ => anyhow::bail!(
-                "net: unknown option `{item}` (expected model=FILE, simulations=N or burn)"
+                "net: unknown option `{item}` (expected model=FILE, simulations=N, burn, db=DIR or db_men=M)"
             ),
         }
     }
@@ -48,9 +62,23 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
         simulations,
         ..SearchConfig::default()
     };
-    Ok(Box::new(SearchPlayer::new(
-        format!("net:model={},simulations={simulations}", model.display()),
+    let mut name = format!("net:model={},simulations={simulations}", model.display());
+    let endgame = match &db {
+        Some(dir) => {
+            name.push_str(&format!(",db={}", dir.display()));
+            let solver = Databases::open(dir, *rules)
+                .and_then(|d| d.load(db_men))
+                .with_context(|| {
+                    format!("net: loading the endgame databases in {}", dir.display())
+                })?;
+            Some(Arc::new(Endgame::new(Arc::new(solver))))
+        }
+        None => None,
+    };
+    let player = SearchPlayer::new(
+        name,
         search,
         Inference::new(&network, path).single_threaded(),
-    )))
+    );
+    Ok(Box::new(player.with_endgame(endgame)))
 }

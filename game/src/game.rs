@@ -137,6 +137,14 @@ impl Game {
             .map(|f| f.last.expect("frames after the first have a move"))
     }
 
+    /// Whether some position since the last irreversible decision (placement or removal;
+    /// in the moving phase, the last removal) has occurred twice or more: then a third
+    /// occurrence, a draw by repetition, is one position away. Endgame adjudication asks.
+    pub fn repeated_since_irreversible(&self) -> bool {
+        let base = self.top().rep_base as usize;
+        self.frames[base..].iter().any(|f| f.occurrences >= 2)
+    }
+
     /// Number of decisions played.
     pub fn ply(&self) -> usize {
         self.frames.len() - 1

@@ -12,6 +12,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use crate::config::SearchConfig;
+use crate::endgame::Endgame;
 use crate::evaluator::{EvalCache, Evaluator};
 use crate::search::{Advance, GameSearch, SearchContext, SearchResult};
 
@@ -20,6 +21,7 @@ pub struct SearchPlayer<E> {
     name: String,
     config: SearchConfig,
     evaluator: E,
+    endgame: Option<Arc<Endgame>>,
 }
 
 impl<E: Evaluator + Clone + Send + Sync + 'static> SearchPlayer<E> {
@@ -29,7 +31,14 @@ impl<E: Evaluator + Clone + Send + Sync + 'static> SearchPlayer<E> {
             name: name.into(),
             config,
             evaluator,
+            endgame: None,
         }
+    }
+
+    /// The same player probing endgame databases: exact leaves, and a root move that
+    /// keeps a certain value.
+    pub fn with_endgame(self, endgame: Option<Arc<Endgame>>) -> SearchPlayer<E> {
+        SearchPlayer { endgame, ..self }
     }
 }
 
@@ -41,7 +50,9 @@ impl<E: Evaluator + Clone + Send + Sync + 'static> AgentFactory for SearchPlayer
     fn build(&self, rules: Rules, game_seed: u64) -> Result<Box<dyn Agent>, EvalError> {
         Ok(Box::new(SearchAgent {
             name: self.name.clone(),
-            ctx: Arc::new(SearchContext::new(rules, self.config.clone())),
+            ctx: Arc::new(
+                SearchContext::new(rules, self.config.clone()).with_endgame(self.endgame.clone()),
+            ),
             evaluator: self.evaluator.clone(),
             cache: EvalCache::new(self.config.cache_entries.min(100_000)),
             rng: Pcg64Mcg::seed_from_u64(game_seed),

@@ -94,6 +94,37 @@ impl Default for PlayoutCap {
     }
 }
 
+/// Endgame databases in self-play (the run's `[solver]` databases): exact leaves in the
+/// search, and games ended by them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EndgameUse {
+    /// Positions with a certain database value are search leaves with that value.
+    pub probes: bool,
+    /// A game reaching a position with a certain database value ends with that result.
+    pub adjudicate: bool,
+    /// Share of the games that would be adjudicated that are played to the end instead,
+    /// so that the network keeps seeing endgames.
+    pub play_out_share: f64,
+}
+
+impl Default for EndgameUse {
+    fn default() -> Self {
+        EndgameUse {
+            probes: false,
+            adjudicate: false,
+            play_out_share: 0.25,
+        }
+    }
+}
+
+impl EndgameUse {
+    /// Whether anything needs the databases.
+    pub fn enabled(&self) -> bool {
+        self.probes || self.adjudicate
+    }
+}
+
 /// Self-play settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -108,6 +139,8 @@ pub struct SelfPlayConfig {
     pub max_plies: u32,
     /// Playout cap randomisation.
     pub playout_cap: PlayoutCap,
+    /// Endgame databases (off by default).
+    pub endgame: EndgameUse,
 }
 
 impl Default for SelfPlayConfig {
@@ -118,6 +151,7 @@ impl Default for SelfPlayConfig {
             games_per_shard: 64,
             max_plies: 400,
             playout_cap: PlayoutCap::default(),
+            endgame: EndgameUse::default(),
         }
     }
 }
@@ -193,6 +227,11 @@ impl SelfPlayConfig {
         SettingError::check(
             (0.0..=1.0).contains(&self.playout_cap.full_probability),
             "selfplay.playout_cap.full_probability",
+            "must be in 0..=1",
+        )?;
+        SettingError::check(
+            (0.0..=1.0).contains(&self.endgame.play_out_share),
+            "selfplay.endgame.play_out_share",
             "must be in 0..=1",
         )?;
         SettingError::check(

@@ -12,6 +12,7 @@
 
 pub mod agent;
 pub mod config;
+pub mod endgame;
 pub mod evaluator;
 pub mod search;
 pub mod selfplay;
@@ -19,7 +20,8 @@ pub mod shard;
 pub mod tree;
 
 pub use agent::{SearchAgent, SearchPlayer};
-pub use config::{PlayoutCap, RootSearch, SearchConfig, SelfPlayConfig, SettingError};
+pub use config::{EndgameUse, PlayoutCap, RootSearch, SearchConfig, SelfPlayConfig, SettingError};
+pub use endgame::Endgame;
 pub use evaluator::{EvalCache, Evaluator, UniformEvaluator};
 pub use search::{Advance, GameSearch, SearchContext, SearchResult};
 pub use selfplay::{PlayedGame, SelfPlayError, SelfPlayJob, SelfPlayStats, run};

@@ -12,7 +12,10 @@ use kvarn_game::{ActionSpace, Color, Game, Position, Rules, Status, encoding};
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Gamma};
 
+use std::sync::Arc;
+
 use crate::config::{RootSearch, SearchConfig};
+use crate::endgame::Endgame;
 use crate::evaluator::{CachedEval, EvalCache};
 use crate::tree::{NodeId, NodeState, Tree};
 
@@ -27,6 +30,8 @@ pub struct SearchContext {
     pub config: SearchConfig,
     /// `perms[s][a]`: action `a` under symmetry `s`.
     perms: Vec<Vec<u16>>,
+    /// Endgame databases probed at new leaves and at the root, if any.
+    pub endgame: Option<Arc<Endgame>>,
 }
 
 impl SearchContext {
@@ -47,7 +52,13 @@ impl SearchContext {
             actions,
             config,
             perms,
+            endgame: None,
         }
+    }
+
+    /// The same context with endgame databases to probe.
+    pub fn with_endgame(self, endgame: Option<Arc<Endgame>>) -> SearchContext {
+        SearchContext { endgame, ..self }
     }
 
     /// Input features per position.
@@ -224,7 +235,11 @@ impl GameSearch {
                         let c = self.tree.node_mut(child);
                         if c.visits == 0 && c.state == NodeState::Unexpanded {
                             c.side = self.game.position().side_to_move();
-                            if let Some(v) = terminal_value(self.game.status(), c.side) {
+                            let exact = terminal_value(self.game.status(), c.side).or_else(|| {
+                                let endgame = ctx.endgame.as_ref()?;
+                                endgame.probe(&self.game).map(Endgame::wdl)
+                            });
+                            if let Some(v) = exact {
                                 c.state = NodeState::Terminal;
                                 c.value = v;
                             }
@@ -577,8 +592,15 @@ impl GameSearch {
                 (children[chosen], policy)
             }
         };
+        let mut action = usize::from(self.tree.node(action).action);
+        if let Some(endgame) = &ctx.endgame {
+            let preferred = ctx.actions.decode(action).expect("a legal action");
+            if let Some(m) = endgame.root_move(&self.game, preferred) {
+                action = ctx.actions.index(m);
+            }
+        }
         SearchResult {
-            action: usize::from(self.tree.node(action).action),
+            action,
             policy: children
                 .iter()
                 .zip(policy)

@@ -6,7 +6,7 @@
 //! games on every CPU run.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
@@ -14,7 +14,8 @@ use kvarn_game::{BatchError, BatchSim, ENCODING_VERSION, Game, Rules, Status};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::config::{RootSearch, SearchConfig, SelfPlayConfig};
+use crate::config::{RootSearch, SearchConfig, SelfPlayConfig, SettingError};
+use crate::endgame::Endgame;
 use crate::evaluator::{EvalCache, Evaluator};
 use crate::search::{Advance, GameSearch, SearchContext};
 use crate::shard::{GameSummary, SHARD_EXTENSION, Sample, ShardError, ShardHeader, write_shard};
@@ -40,6 +41,8 @@ pub struct SelfPlayJob {
     pub shard_prefix: String,
     /// The model's name, written into the shards.
     pub model: String,
+    /// Endgame databases, for `selfplay.endgame` (required when it is on).
+    pub endgame: Option<Arc<Endgame>>,
 }
 
 /// One finished game.
@@ -53,6 +56,10 @@ pub struct PlayedGame {
     pub plies: u32,
     /// Its searched positions.
     pub samples: Vec<Sample>,
+    /// Whether its result was taken from the endgame databases.
+    pub adjudicated: bool,
+    /// Whether it reached a position with a certain database value and was played on.
+    pub played_out: bool,
 }
 
 /// What a run did and where its time went.
@@ -76,6 +83,11 @@ pub struct SelfPlayStats {
     pub batches: u64,
     /// Positions evaluated by the network.
     pub evaluations: u64,
+    /// Games whose result was taken from the endgame databases.
+    pub adjudicated: u64,
+    /// Games that reached a position with a certain database value and were played on
+    /// (`selfplay.endgame.play_out_share`).
+    pub played_out: u64,
     /// Cache hits and misses.
     pub cache_hits: u64,
     /// Cache misses.
@@ -99,6 +111,8 @@ impl SelfPlayStats {
         self.positions += game.samples.len() as u64;
         self.plies += u64::from(game.plies);
         self.results[(1 - game.result) as usize] += 1;
+        self.adjudicated += u64::from(game.adjudicated);
+        self.played_out += u64::from(game.played_out);
     }
 
     fn add(&mut self, o: &SelfPlayStats) {
@@ -113,6 +127,8 @@ impl SelfPlayStats {
         self.batches += o.batches;
         self.evaluations += o.evaluations;
         self.cache_hits += o.cache_hits;
+        self.adjudicated += o.adjudicated;
+        self.played_out += o.played_out;
         self.cache_misses += o.cache_misses;
         self.shards.extend(o.shards.iter().cloned());
     }
@@ -163,7 +179,15 @@ pub fn run<E: Evaluator + Clone + Send>(
 ) -> Result<(SelfPlayStats, Vec<PlayedGame>), SelfPlayError> {
     job.search.validate()?;
     job.selfplay.validate()?;
-    let ctx = SearchContext::new(job.rules, job.search.clone());
+    let uses = &job.selfplay.endgame;
+    if uses.enabled() && job.endgame.is_none() {
+        return Err(SelfPlayError::Setting(SettingError::new(
+            "selfplay.endgame",
+            "probes and adjudication need endgame databases ([solver] db)",
+        )));
+    }
+    let probes = job.endgame.clone().filter(|_| uses.probes);
+    let ctx = SearchContext::new(job.rules, job.search.clone()).with_endgame(probes);
     if evaluator.input_len() != ctx.input_len() || evaluator.actions() != ctx.actions.len() {
         return Err(SelfPlayError::Mismatch {
             network: evaluator.input_len(),
@@ -213,6 +237,10 @@ struct Slot {
     rng: Pcg64Mcg,
     samples: Vec<Sample>,
     full: bool,
+    /// Played to the end even once the databases know its result.
+    play_out: bool,
+    /// Has reached a position with a certain database value.
+    reached_databases: bool,
 }
 
 /// What one thread plays: the games it keeps in flight as one [`BatchSim`] (which steps,
@@ -302,6 +330,8 @@ impl<E: Evaluator> Worker<'_, E> {
                 rng: game_rng(self.job.seed, self.next_game),
                 samples: Vec::new(),
                 full: true,
+                play_out: plays_out(self.job, self.next_game),
+                reached_databases: false,
             };
             start_search(&self.job.search, &self.job.selfplay, &mut s);
             self.slots[i] = Some(s);
@@ -331,8 +361,7 @@ impl<E: Evaluator> Worker<'_, E> {
                         break;
                     }
                     Advance::Complete => {
-                        let Some(game) =
-                            finish_move(self.ctx, &self.job.selfplay, s, &mut self.sim, i)?
+                        let Some(game) = finish_move(self.ctx, self.job, s, &mut self.sim, i)?
                         else {
                             continue;
                         };
@@ -395,11 +424,12 @@ fn start_search(search: &SearchConfig, cfg: &SelfPlayConfig, s: &mut Slot) {
 /// search's tree, and either starts the next search or returns the finished game.
 fn finish_move(
     ctx: &SearchContext,
-    cfg: &SelfPlayConfig,
+    job: &SelfPlayJob,
     s: &mut Slot,
     sim: &mut BatchSim,
     i: usize,
 ) -> Result<Option<PlayedGame>, SelfPlayError> {
+    let cfg = &job.selfplay;
     let ply = sim.plies()[i];
     let temperature = if ctx.config.root == RootSearch::Puct && ply < ctx.config.temperature_plies {
         ctx.config.temperature
@@ -420,13 +450,46 @@ fn finish_move(
     s.search.play(ctx, result.action, ctx.config.reuse_tree);
     let (white, plies) = match ended {
         Some(f) => (white_score(f.status), f.plies),
-        None if sim.plies()[i] < cfg.max_plies => {
-            start_search(&ctx.config, cfg, s);
-            return Ok(None);
+        None => {
+            if let Some(white) = adjudicate(job, s) {
+                let mut game = finished_game(s, white, sim.plies()[i]);
+                game.adjudicated = true;
+                return Ok(Some(game));
+            }
+            if sim.plies()[i] < cfg.max_plies {
+                start_search(&ctx.config, cfg, s);
+                return Ok(None);
+            }
+            (0, sim.plies()[i])
         }
-        None => (0, sim.plies()[i]),
     };
     Ok(Some(finished_game(s, white, plies)))
+}
+
+/// Whether game `index` is one of the share played to the end past the databases: drawn
+/// from the run's seed and the index alone, so that it does not disturb the game's moves.
+fn plays_out(job: &SelfPlayJob, index: u64) -> bool {
+    let share = job.selfplay.endgame.play_out_share;
+    let draw = kvarn_game::seeds::derive(job.seed, PLAY_OUT_STREAM, index);
+    let unit = (draw >> 11) as f64 / (1u64 << 53) as f64;
+    unit < share
+}
+
+/// Seed stream of the play-out draw (apart from the games' own generators).
+const PLAY_OUT_STREAM: u64 = 0x656e_6467;
+
+/// The game's result for White from the databases, when they know it for certain and the
+/// game is not one of those played out (which are counted once instead).
+fn adjudicate(job: &SelfPlayJob, s: &mut Slot) -> Option<i8> {
+    if !job.selfplay.endgame.adjudicate {
+        return None;
+    }
+    let white = job.endgame.as_ref()?.result_for_white(&s.search.game)?;
+    if s.play_out {
+        s.reached_databases = true;
+        return None;
+    }
+    Some(white)
 }
 
 /// The result for White of a finished game: +1, 0 or −1.
@@ -456,6 +519,8 @@ fn finished_game(s: &mut Slot, white: i8, plies: u32) -> PlayedGame {
         result: white,
         plies,
         samples,
+        adjudicated: false,
+        played_out: s.reached_databases,
     }
 }
 

@@ -176,6 +176,7 @@ fn job(
                 full_probability: 0.5,
                 cheap_simulations: 8,
             },
+            ..SelfPlayConfig::default()
         },
         games,
         skip: Default::default(),
@@ -183,6 +184,7 @@ fn job(
         out,
         shard_prefix: "test".into(),
         model: "hash".into(),
+        endgame: None,
     }
 }
 

@@ -217,6 +217,15 @@ impl GenerationRecord {
 pub struct SelfPlayFigures {
     /// Searched positions per second.
     pub positions_per_second: f64,
+    /// Games played (by this process, when a resumed generation had some already).
+    #[serde(default)]
+    pub games: u64,
+    /// Games whose result the endgame databases gave.
+    #[serde(default)]
+    pub adjudicated: u64,
+    /// Games that reached a certain database position and were played on.
+    #[serde(default)]
+    pub played_out: u64,
 }
 
 /// The training stage's figures.

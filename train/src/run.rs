@@ -8,6 +8,7 @@
 //! would have taken), and the evaluation is simply made again.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use indicatif::ProgressBar;
@@ -15,6 +16,7 @@ use kvarn_eval::solver::benchmark::BenchPosition;
 use kvarn_eval::solver::db::Databases;
 use kvarn_model::burn::tensor::Device;
 use kvarn_model::{Network, Provenance, file};
+use kvarn_selfplay::Endgame;
 use kvarn_storage::write_atomically;
 
 use crate::checkpoint::{self, TrainingProgress};
@@ -103,6 +105,8 @@ struct Run<'a> {
     dir: &'a RunDir,
     device: Device,
     bench_set: Option<Vec<BenchPosition>>,
+    /// Endgame databases for self-play, when `selfplay.endgame` uses them.
+    endgame: Option<Arc<Endgame>>,
     metrics: Metrics,
     trainer: Trainer,
     /// The checkpoint's account of training so far.
@@ -166,6 +170,13 @@ impl<'a> Run<'a> {
         exact::check_window(&config, dir, manifest, options.allow_inexact)?;
         let (trainer, trained) = trainer(&config, dir, manifest, options, &device)?;
         let bench_set = evaluation::bench_set(&config, dir, progress)?;
+        let endgame = match (&config.solver.db, config.selfplay.endgame.enabled()) {
+            (Some(db), true) => {
+                let solver = evaluation::databases(&config, db, progress)?;
+                Some(Arc::new(Endgame::new(Arc::new(solver))))
+            }
+            _ => None,
+        };
         let tb = dir.tensorboard();
         let metrics = Metrics::open(&tb).map_err(|e| RunError::io(&tb, e))?;
         Ok(Run {
@@ -173,6 +184,7 @@ impl<'a> Run<'a> {
             dir,
             device,
             bench_set,
+            endgame,
             metrics,
             trainer,
             trained,
@@ -255,6 +267,7 @@ impl<'a> Run<'a> {
             dir: self.dir,
             generation: g,
             model,
+            endgame: self.endgame.as_ref(),
         };
         let stats = selfplay::play(&stage, self.progress)?;
         if let Some(done) = manifest.state.selfplay_done
@@ -265,6 +278,9 @@ impl<'a> Run<'a> {
         }
         let figures = SelfPlayFigures {
             positions_per_second: stats.positions_per_second(),
+            games: stats.games,
+            adjudicated: stats.adjudicated,
+            played_out: stats.played_out,
         };
         manifest.state.selfplay_done = Some(SelfPlayDone {
             generation: g,

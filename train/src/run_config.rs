@@ -352,6 +352,11 @@ impl RunConfig {
             .device()
             .map_err(|e| SettingError::new("device", e.to_string()))?;
         self.run.validate()?;
+        SettingError::check(
+            !self.selfplay.endgame.enabled() || self.solver.db.is_some(),
+            "selfplay.endgame",
+            "probes and adjudication use the [solver] databases: set solver.db",
+        )?;
         self.solver.validate(self.rules.variant())
     }
 }

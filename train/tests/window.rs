@@ -28,6 +28,7 @@ fn shards(rules: Rules, games_per_shard: usize, skip: &[u64], dir: &std::path::P
         out: Some(dir.to_path_buf()),
         shard_prefix: "selfplay".into(),
         model: "uniform".into(),
+        endgame: None,
     };
     let eval = UniformEvaluator {
         input_len: kvarn_game::encoding::input_len(&rules),

@@ -1,14 +1,16 @@
 //! `kvarn selfplay`: games of the network against itself, written as shards.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use kvarn_eval::solver::db::Databases;
 use kvarn_model::{DeviceChoice, Inference, InferencePath, Network, file};
 use kvarn_selfplay::shard::SHARD_EXTENSION;
-use kvarn_selfplay::{SelfPlayJob, SelfPlayStats, run};
+use kvarn_selfplay::{Endgame, SelfPlayJob, SelfPlayStats, run};
 
 use kvarn_train::RunConfig;
 
@@ -52,6 +54,10 @@ pub struct PlayArgs {
     /// Evaluate through burn even where the CPU MLP path applies.
     #[arg(long)]
     burn: bool,
+    /// Leave the endgame databases out even where the configuration's
+    /// `[selfplay.endgame]` uses them (to measure what they change).
+    #[arg(long)]
+    no_endgame: bool,
     /// Device: cpu, or a GPU backend built in by feature (default: the configuration's).
     #[arg(long)]
     device: Option<DeviceChoice>,
@@ -72,6 +78,10 @@ fn prepare(args: &PlayArgs, out: Option<PathBuf>) -> anyhow::Result<Prepared> {
     if let Some(s) = args.simulations {
         config.search.simulations = s;
     }
+    if args.no_endgame {
+        config.selfplay.endgame = kvarn_selfplay::EndgameUse::default();
+    }
+    let endgame = endgame(&config)?;
     let seed = args.seed.unwrap_or(config.seed);
     let device = args.device.unwrap_or(config.device).device()?;
     let (network, model_name) = match &args.model {
@@ -108,8 +118,26 @@ fn prepare(args: &PlayArgs, out: Option<PathBuf>) -> anyhow::Result<Prepared> {
         out,
         shard_prefix: "selfplay".into(),
         model: model_name,
+        endgame,
     };
     Ok(Prepared { job, engine })
+}
+
+/// The configuration's endgame databases (`[solver] db`, up to `max_men`), when its
+/// `[selfplay.endgame]` uses them.
+fn endgame(config: &RunConfig) -> anyhow::Result<Option<Arc<Endgame>>> {
+    if !config.selfplay.endgame.enabled() {
+        return Ok(None);
+    }
+    let db = config
+        .solver
+        .db
+        .as_ref()
+        .context("[selfplay.endgame] needs the [solver] databases: set solver.db")?;
+    let solver = Databases::open(db, config.rules)
+        .and_then(|d| d.load(Some(config.solver.max_men)))
+        .with_context(|| format!("loading the endgame databases in {}", db.display()))?;
+    Ok(Some(Arc::new(Endgame::new(Arc::new(solver)))))
 }
 
 /// Plays the job with a progress bar.
@@ -192,6 +220,14 @@ fn print_stats(stats: &SelfPlayStats, engine: &Inference) {
         engine.path_name(),
         100.0 * stats.cache_hits as f64 / (stats.cache_hits + stats.cache_misses).max(1) as f64
     );
+    if stats.adjudicated + stats.played_out > 0 {
+        let share = |n: u64| 100.0 * n as f64 / stats.games.max(1) as f64;
+        outln!(
+            "endgame databases: {:.1}% of games adjudicated, {:.1}% reached them and played on",
+            share(stats.adjudicated),
+            share(stats.played_out)
+        );
+    }
 }
 
 /// The shard files in `dir` (none where it does not exist).

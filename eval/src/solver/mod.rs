@@ -15,6 +15,7 @@
 //! with exact values and scores agents on them; [`verify`] checks the tables without the
 //! retrograde code.
 
+pub mod adjudication;
 pub mod benchmark;
 pub mod db;
 pub mod index;

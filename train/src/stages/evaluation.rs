@@ -313,7 +313,7 @@ pub fn bench_set(
 
 /// The run's databases: solved where the configuration asks (which reuses every valid
 /// file and solves the rest), otherwise opened as they are.
-fn databases(
+pub(crate) fn databases(
     config: &RunConfig,
     db_dir: &std::path::Path,
     progress: Option<&ProgressBar>,

@@ -3,10 +3,11 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use indicatif::ProgressBar;
 use kvarn_model::{Inference, InferencePath, Network};
-use kvarn_selfplay::{SelfPlayJob, SelfPlayStats, read_shard};
+use kvarn_selfplay::{Endgame, SelfPlayJob, SelfPlayStats, read_shard};
 
 use super::stream;
 use crate::error::RunError;
@@ -23,6 +24,8 @@ pub struct SelfPlayStage<'a> {
     pub generation: u32,
     /// The self-play model and its file (named in the shards).
     pub model: (&'a Network, &'a Path),
+    /// Endgame databases, when `selfplay.endgame` uses them.
+    pub endgame: Option<&'a Arc<Endgame>>,
 }
 
 /// Indices of the games already in generation `g`'s shards.
@@ -54,6 +57,7 @@ pub fn play(
         dir,
         generation: g,
         model: (network, file),
+        endgame,
     } = *stage;
     let skip = games_done(dir, g)?;
     let games = config.run.games_per_generation;
@@ -75,6 +79,7 @@ pub fn play(
         out: Some(dir.shards(g)),
         shard_prefix: "selfplay".into(),
         model: file.display().to_string(),
+        endgame: endgame.cloned(),
     };
     let engine = Inference::new(network, InferencePath::Fastest).single_threaded();
     let (stats, _) = kvarn_selfplay::run(&job, &engine, progress)?;

@@ -1,0 +1,91 @@
+//! Endgame databases inside the search and self-play: a position whose database value is
+//! certain under Kvarn's draw rules (`kvarn_eval::solver::adjudication`) is a leaf with its
+//! exact win/draw/loss, a root in the databases plays a move that keeps its value, and a
+//! self-play game that reaches such a position can take its result from them.
+
+use kvarn_eval::solver::adjudication::certain;
+use kvarn_eval::solver::{Solver, Value};
+use std::sync::Arc;
+
+use kvarn_game::{Game, Move};
+
+/// Loaded databases, shared by every search of a run.
+pub struct Endgame {
+    solver: Arc<Solver>,
+}
+
+impl std::fmt::Debug for Endgame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endgame")
+            .field("rules", self.solver.rules())
+            .field("tables", &self.solver.tables().len())
+            .finish()
+    }
+}
+
+impl Endgame {
+    /// Probes into `solver`'s tables (their rules must be the games'; the draw rules are
+    /// the games' own).
+    pub fn new(solver: Arc<Solver>) -> Endgame {
+        Endgame { solver }
+    }
+
+    /// The certain value of `game`'s position for the player to move, if it lies in the
+    /// loaded databases and the draw rules cannot change it.
+    pub fn probe(&self, game: &Game) -> Option<Value> {
+        if game.status().is_over() {
+            return None;
+        }
+        let pos = game.position();
+        let value = self.solver.value(pos)?;
+        certain(game.rules(), pos, value, game.repeated_since_irreversible())
+    }
+
+    /// The game's result for White (+1, 0, −1) when the databases know it for certain.
+    pub fn result_for_white(&self, game: &Game) -> Option<i8> {
+        let for_mover = match self.probe(game)? {
+            Value::Win(_) => 1,
+            Value::Draw => 0,
+            Value::Loss(_) => -1,
+        };
+        let white_moves = game.position().side_to_move() == kvarn_game::Color::White;
+        Some(if white_moves { for_mover } else { -for_mover })
+    }
+
+    /// Win/draw/loss probabilities of a certain value, for the player to move.
+    pub fn wdl(value: Value) -> [f32; 3] {
+        match value {
+            Value::Win(_) => [1.0, 0.0, 0.0],
+            Value::Draw => [0.0, 1.0, 0.0],
+            Value::Loss(_) => [0.0, 0.0, 1.0],
+        }
+    }
+
+    /// At a root with a certain value, the move to play: `preferred` (the search's choice)
+    /// when it keeps a win or draw, else a fastest win or a drawing move; `None` when the
+    /// root is not certain or lost (any move then loses).
+    pub fn root_move(&self, game: &Game, preferred: Move) -> Option<Move> {
+        let value = self.probe(game)?;
+        let moves = self.solver.move_values(game.position());
+        let value_of = |m: Move| moves.iter().find(|&&(x, _)| x == m).and_then(|&(_, v)| v);
+        match value {
+            Value::Loss(_) => None,
+            Value::Draw => {
+                let keeps = |m: Move| matches!(value_of(m), Some(Value::Draw | Value::Win(_)));
+                if keeps(preferred) {
+                    return Some(preferred);
+                }
+                moves.iter().map(|&(m, _)| m).find(|&m| keeps(m))
+            }
+            // A fastest win, so that the line ends within the turns the draw rules allow.
+            Value::Win(_) => moves
+                .iter()
+                .filter_map(|&(m, v)| match v {
+                    Some(Value::Win(d)) => Some((d, m)),
+                    _ => None,
+                })
+                .min_by_key(|&(d, _)| d)
+                .map(|(_, m)| m),
+        }
+    }
+}

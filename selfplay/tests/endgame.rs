@@ -1,0 +1,225 @@
+//! Endgame databases inside the search and self-play: exact leaves, value-keeping play
+//! against the perfect player, and adjudicated games.
+
+use std::sync::Arc;
+
+use kvarn_eval::agent::{AgentFactory, PerfectAgent};
+use kvarn_eval::solver::adjudication::certain;
+use kvarn_eval::solver::{Solver, Subspace, Value};
+use kvarn_game::{ActionSpace, Color, Game, Rules, Variant, encoding};
+use kvarn_selfplay::tree::NodeState;
+use kvarn_selfplay::{
+    Advance, EndgameUse, EvalCache, Evaluator, GameSearch, SearchConfig, SearchContext,
+    SearchPlayer, SelfPlayConfig, SelfPlayJob, UniformEvaluator, run, selfplay::game_rng,
+};
+
+fn uniform(rules: &Rules) -> UniformEvaluator {
+    UniformEvaluator {
+        input_len: encoding::input_len(rules),
+        actions: ActionSpace::new(rules).len(),
+    }
+}
+
+fn nine_three_against_three() -> (Rules, Arc<Solver>) {
+    let rules = Rules::new(Variant::Nine);
+    (rules, Arc::new(Solver::solve_endgames(rules, 3, |_, _| {})))
+}
+
+/// Positions of the 3 v 3 table, White to move, spread over it.
+fn positions(solver: &Solver, n: usize) -> Vec<kvarn_game::Position> {
+    let s = Subspace {
+        w_on: 3,
+        b_on: 3,
+        w_hand: 0,
+        b_hand: 0,
+        side: Color::White,
+        pending: false,
+    };
+    let size = solver.size(&s);
+    (0..size)
+        .step_by(size / (4 * n))
+        .filter_map(|i| solver.position_at(&s, i))
+        .filter(|p| !p.status(solver.rules(), 1).is_over())
+        .take(n)
+        .collect()
+}
+
+#[test]
+fn a_database_position_is_a_leaf_with_its_exact_value() {
+    let (rules, solver) = nine_three_against_three();
+    let endgame = Arc::new(kvarn_selfplay::Endgame::new(solver.clone()));
+    let config = SearchConfig {
+        simulations: 48,
+        ..SearchConfig::default()
+    };
+    let ctx = SearchContext::new(rules, config).with_endgame(Some(endgame));
+    let mut checked = 0;
+    for pos in positions(&solver, 20) {
+        let game = Game::from_position(rules, pos).unwrap();
+        let mut search = GameSearch::new(game.clone());
+        let (mut cache, mut rng) = (EvalCache::new(1000), game_rng(1, 0));
+        let mut eval = uniform(&rules);
+        let mut feats = vec![0f32; ctx.input_len()];
+        let (mut logits, mut wdl) = (Vec::new(), Vec::new());
+        search.start(48, false);
+        while let Advance::NeedsEval = search.advance(&ctx, &mut cache, &mut rng, &mut feats) {
+            eval.evaluate(&feats, 1, &mut logits, &mut wdl);
+            search.supply(&ctx, &mut cache, &logits, [wdl[0], wdl[1], wdl[2]]);
+        }
+        for child in search.tree().children(0) {
+            let node = *search.tree().node(child);
+            if node.visits == 0 {
+                continue;
+            }
+            assert_eq!(
+                node.state,
+                NodeState::Terminal,
+                "a visited database child is a leaf"
+            );
+            let mv = ctx.actions.decode(usize::from(node.action)).unwrap();
+            let mut next = game.clone();
+            next.play(mv).unwrap();
+            let exact = match next.status() {
+                kvarn_game::Status::Win { winner, .. } if winner == node.side => Value::Win(0),
+                kvarn_game::Status::Win { .. } => Value::Loss(0),
+                _ => {
+                    let v = solver.value(next.position()).unwrap();
+                    certain(&rules, next.position(), v, false).unwrap()
+                }
+            };
+            assert_eq!(node.value, kvarn_selfplay::Endgame::wdl(exact));
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} leaves checked");
+}
+
+#[test]
+fn a_player_with_probes_never_throws_a_database_value_away_against_perfect_play() {
+    let (rules, solver) = nine_three_against_three();
+    let endgame = Arc::new(kvarn_selfplay::Endgame::new(solver.clone()));
+    // A uniform network: whatever it keeps, the databases kept.
+    let player = SearchPlayer::new(
+        "probes",
+        SearchConfig {
+            simulations: 16,
+            ..SearchConfig::default()
+        },
+        uniform(&rules),
+    )
+    .with_endgame(Some(endgame));
+    let (mut games, mut won) = (0, 0);
+    for (i, pos) in positions(&solver, 40).into_iter().enumerate() {
+        let mut agent = player.build(rules, i as u64).unwrap();
+        let mut perfect = PerfectAgent::new(solver.clone(), i as u64, "perfect".into());
+        let mut game = Game::from_position(rules, pos).unwrap();
+        let ours = Color::White;
+        let start = solver.value(game.position()).unwrap();
+        while !game.status().is_over() && game.ply() < 300 {
+            let mover = game.position().side_to_move();
+            let before = solver.value(game.position()).unwrap();
+            let mv = if mover == ours {
+                kvarn_eval::agent::Agent::choose(agent.as_mut(), &game).unwrap()
+            } else {
+                kvarn_eval::agent::Agent::choose(&mut perfect, &game).unwrap()
+            };
+            game.play(mv).unwrap();
+            if mover == ours && !game.status().is_over() {
+                let same = game.position().side_to_move() == mover;
+                let after = solver.value(game.position()).unwrap().back(same);
+                let class = |v: Value| match v {
+                    Value::Win(_) => 2,
+                    Value::Draw => 1,
+                    Value::Loss(_) => 0,
+                };
+                assert!(
+                    class(after) >= class(before),
+                    "game {i}: {before:?} became {after:?}"
+                );
+            }
+        }
+        if let Value::Win(_) = start {
+            assert!(
+                matches!(
+                    game.status(),
+                    kvarn_game::Status::Win {
+                        winner: Color::White,
+                        ..
+                    }
+                ),
+                "game {i}: a won start ended {:?}",
+                game.status()
+            );
+            won += 1;
+        }
+        games += 1;
+    }
+    assert!(
+        games >= 30 && won >= 10,
+        "{games} games, {won} from won positions"
+    );
+}
+
+fn five_job(play_out_share: f64) -> SelfPlayJob {
+    let rules = Rules::new(Variant::Five);
+    // The whole moving phase: games are adjudicated once the men are all placed.
+    let solver = Arc::new(Solver::solve_endgames(rules, 5, |_, _| {}));
+    SelfPlayJob {
+        rules,
+        search: SearchConfig {
+            simulations: 8,
+            cache_entries: 1000,
+            ..SearchConfig::default()
+        },
+        selfplay: SelfPlayConfig {
+            threads: 1,
+            games_per_thread: 8,
+            games_per_shard: 8,
+            max_plies: 200,
+            endgame: EndgameUse {
+                probes: false,
+                adjudicate: true,
+                play_out_share,
+            },
+            ..SelfPlayConfig::default()
+        },
+        games: 24,
+        skip: Default::default(),
+        seed: 3,
+        out: None,
+        shard_prefix: "test".into(),
+        model: "uniform".into(),
+        endgame: Some(Arc::new(kvarn_selfplay::Endgame::new(solver))),
+    }
+}
+
+#[test]
+fn self_play_games_end_when_the_databases_know_their_result_but_a_share_plays_on() {
+    let eval = uniform(&Rules::new(Variant::Five));
+    let (ended, short) = run(&five_job(0.0), &eval, None).unwrap();
+    let (on, long) = run(&five_job(1.0), &eval, None).unwrap();
+    assert!(
+        ended.adjudicated >= 3,
+        "{} of 24 games adjudicated",
+        ended.adjudicated
+    );
+    assert_eq!(ended.played_out, 0);
+    assert_eq!(on.adjudicated, 0);
+    // Without probes the search never looks at the databases, so the same games reach
+    // them; played on, each is at least as long.
+    assert_eq!(on.played_out, ended.adjudicated);
+    for (a, b) in short.iter().zip(&long) {
+        assert_eq!(a.index, b.index);
+        assert_eq!(a.adjudicated, b.played_out);
+        assert!(a.plies <= b.plies);
+        if !a.adjudicated {
+            assert_eq!(a, b);
+        }
+    }
+    let mut without = five_job(0.0);
+    without.endgame = None;
+    assert!(
+        run(&without, &eval, None).is_err(),
+        "adjudication without databases is refused"
+    );
+}
