@@ -15,7 +15,6 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use kvarn_eval::agent::{AgentFactory, AgentSpec};
-use kvarn_eval::solver::db::Databases;
 use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, Inference, InferencePath, file};
 use kvarn_selfplay::{Endgame, SearchConfig, SearchPlayer};
@@ -66,12 +65,10 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
     let endgame = match &db {
         Some(dir) => {
             name.push_str(&format!(",db={}", dir.display()));
-            let solver = Databases::open(dir, *rules)
-                .and_then(|d| d.load(db_men))
-                .with_context(|| {
-                    format!("net: loading the endgame databases in {}", dir.display())
-                })?;
-            Some(Arc::new(Endgame::new(Arc::new(solver))))
+            let endgame = Endgame::open(dir, *rules, db_men).with_context(|| {
+                format!("net: loading the endgame databases in {}", dir.display())
+            })?;
+            Some(Arc::new(endgame))
         }
         None => None,
     };

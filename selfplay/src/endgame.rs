@@ -5,9 +5,13 @@
 
 use kvarn_eval::solver::adjudication::certain;
 use kvarn_eval::solver::{Solver, Value};
+use std::path::Path;
 use std::sync::Arc;
 
-use kvarn_game::{Game, Move};
+use kvarn_eval::EvalError;
+use kvarn_eval::solver::db::Databases;
+
+use kvarn_game::{Game, Move, Rules};
 
 /// Loaded databases, shared by every search of a run.
 pub struct Endgame {
@@ -28,6 +32,16 @@ impl Endgame {
     /// the games' own).
     pub fn new(solver: Arc<Solver>) -> Endgame {
         Endgame { solver }
+    }
+
+    /// Opens the databases for `rules` in `dir` and loads them up to `max_men` a side
+    /// (all there are when `None`).
+    ///
+    /// # Errors
+    /// The folder holds no databases for `rules`, or one is damaged.
+    pub fn open(dir: &Path, rules: Rules, max_men: Option<u8>) -> Result<Endgame, EvalError> {
+        let solver = Databases::open(dir, rules)?.load(max_men)?;
+        Ok(Endgame::new(Arc::new(solver)))
     }
 
     /// The certain value of `game`'s position for the player to move, if it lies in the

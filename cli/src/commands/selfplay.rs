@@ -7,7 +7,6 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_eval::solver::db::Databases;
 use kvarn_model::{DeviceChoice, Inference, InferencePath, Network, file};
 use kvarn_selfplay::shard::SHARD_EXTENSION;
 use kvarn_selfplay::{Endgame, SelfPlayJob, SelfPlayStats, run};
@@ -134,10 +133,9 @@ fn endgame(config: &RunConfig) -> anyhow::Result<Option<Arc<Endgame>>> {
         .db
         .as_ref()
         .context("[selfplay.endgame] needs the [solver] databases: set solver.db")?;
-    let solver = Databases::open(db, config.rules)
-        .and_then(|d| d.load(Some(config.solver.max_men)))
+    let endgame = Endgame::open(db, config.rules, Some(config.solver.max_men))
         .with_context(|| format!("loading the endgame databases in {}", db.display()))?;
-    Ok(Some(Arc::new(Endgame::new(Arc::new(solver)))))
+    Ok(Some(Arc::new(endgame)))
 }
 
 /// Plays the job with a progress bar.
