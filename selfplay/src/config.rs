@@ -49,6 +49,11 @@ pub struct SearchConfig {
     pub reuse_tree: bool,
     /// Network results kept per thread (0 turns the cache off).
     pub cache_entries: usize,
+    /// Contempt: a draw is worth `-contempt` to the player at the root of the search and
+    /// `+contempt` to its opponent (wins are 1, losses -1). Nine is a draw with perfect
+    /// play, and a search that values every draw at 0 settles for repetitions against
+    /// weaker opponents; 0 keeps self-play's values symmetric.
+    pub contempt: f32,
 }
 
 impl Default for SearchConfig {
@@ -67,6 +72,7 @@ impl Default for SearchConfig {
             gumbel_c_scale: 0.1,
             reuse_tree: true,
             cache_entries: 200_000,
+            contempt: 0.0,
         }
     }
 }
@@ -164,6 +170,11 @@ impl SearchConfig {
     pub fn validate(&self) -> Result<(), SettingError> {
         SettingError::check_range("search.simulations", self.simulations, 1..=1_000_000)?;
         SettingError::check(self.c_puct > 0.0, "search.c_puct", "must be positive")?;
+        SettingError::check(
+            (-1.0..=1.0).contains(&self.contempt),
+            "search.contempt",
+            "must be in -1..=1",
+        )?;
         SettingError::check(
             self.fpu_reduction >= 0.0,
             "search.fpu_reduction",

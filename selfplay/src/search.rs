@@ -179,6 +179,17 @@ impl GameSearch {
         self.root_ready = false;
     }
 
+    /// Raises the target of a running PUCT search by `more` simulations (a search limited
+    /// by time goes on in such steps; Gumbel's halving plans for a fixed number).
+    pub fn extend(&mut self, more: u32) {
+        self.target = self.target.saturating_add(more);
+    }
+
+    /// Simulations made so far.
+    pub fn simulations(&self) -> u32 {
+        self.simulations
+    }
+
     /// Runs simulations until one needs the network (its canonical features are written
     /// to `features`) or the search is complete.
     pub fn advance(
@@ -417,8 +428,9 @@ impl GameSearch {
     fn sigma_completed_q(&self, ctx: &SearchContext, id: NodeId) -> Vec<f32> {
         let node = self.tree.node(id);
         let side = node.side;
+        let draw = self.draw_value(ctx, side);
         let children: Vec<_> = self.tree.children(id).map(|c| *self.tree.node(c)).collect();
-        let raw_value = node.value[0] - node.value[2];
+        let raw_value = node.value[0] - node.value[2] + draw * node.value[1];
         let mut visited_prior = 0.0;
         let mut weighted_q = 0.0;
         let mut sum_visits = 0u32;
@@ -426,7 +438,7 @@ impl GameSearch {
         for c in &children {
             if c.visits > 0 {
                 visited_prior += c.prior;
-                weighted_q += c.prior * c.q_for(side);
+                weighted_q += c.prior * c.q_for(side, draw);
                 sum_visits += c.visits;
                 max_visits = max_visits.max(c.visits);
             }
@@ -438,7 +450,13 @@ impl GameSearch {
         };
         let q: Vec<f32> = children
             .iter()
-            .map(|c| if c.visits > 0 { c.q_for(side) } else { v_mix })
+            .map(|c| {
+                if c.visits > 0 {
+                    c.q_for(side, draw)
+                } else {
+                    v_mix
+                }
+            })
             .collect();
         let lo = q.iter().copied().fold(f32::INFINITY, f32::min);
         let hi = q.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -474,6 +492,17 @@ impl GameSearch {
         exp.into_iter().map(|e| e / sum).collect()
     }
 
+    /// What a draw is worth to `side` under the search's contempt: less to the player at
+    /// the root, as much more to its opponent.
+    fn draw_value(&self, ctx: &SearchContext, side: Color) -> f32 {
+        let c = ctx.config.contempt;
+        if side == self.tree.node(0).side {
+            -c
+        } else {
+            c
+        }
+    }
+
     fn select(&mut self, ctx: &SearchContext, id: NodeId) -> NodeId {
         let cfg = &ctx.config;
         if cfg.root == RootSearch::Gumbel {
@@ -506,12 +535,13 @@ impl GameSearch {
                 visited_prior += c.prior;
             }
         }
-        let fpu = node.q() - cfg.fpu_reduction * visited_prior.sqrt();
+        let draw = self.draw_value(ctx, side);
+        let fpu = node.q_for(side, draw) - cfg.fpu_reduction * visited_prior.sqrt();
         let mut best = (f32::NEG_INFINITY, node.first_child);
         for c in self.tree.children(id) {
             let child = self.tree.node(c);
             let q = if child.visits > 0 {
-                child.q_for(side)
+                child.q_for(side, draw)
             } else {
                 fpu
             };
@@ -578,13 +608,14 @@ impl GameSearch {
                     pick
                 } else {
                     let side = root.side;
+                    let draw = self.draw_value(ctx, side);
                     (0..children.len())
                         .max_by(|&a, &b| {
                             let (na, nb) =
                                 (self.tree.node(children[a]), self.tree.node(children[b]));
                             na.visits
                                 .cmp(&nb.visits)
-                                .then(na.q_for(side).total_cmp(&nb.q_for(side)))
+                                .then(na.q_for(side, draw).total_cmp(&nb.q_for(side, draw)))
                                 .then(b.cmp(&a))
                         })
                         .expect("a child")
@@ -620,7 +651,9 @@ impl GameSearch {
             .find(|&c| usize::from(self.tree.node(c).action) == action);
         self.game.play_unchecked(mv);
         self.tree = match child {
-            Some(c) if reuse && self.tree.node(c).state != NodeState::Unexpanded => {
+            // Only an expanded child has a subtree; a terminal one (a position certain in
+            // the endgame databases, played on) must be searched afresh.
+            Some(c) if reuse && self.tree.node(c).state == NodeState::Expanded => {
                 self.tree.subtree(c)
             }
             _ => Tree::new(),

@@ -62,22 +62,15 @@ impl Node {
         }
     }
 
-    /// Mean value (win − loss) for the node's own side, 0 when unvisited.
-    pub fn q(&self) -> f32 {
+    /// Mean value for `side`: wins − losses, plus `draw` (what a draw is worth to `side`;
+    /// 0 without contempt) for each draw; 0 when unvisited.
+    pub fn q_for(&self, side: Color, draw: f32) -> f32 {
         if self.visits == 0 {
-            0.0
-        } else {
-            (self.wdl_sum[0] - self.wdl_sum[2]) / self.visits as f32
+            return 0.0;
         }
-    }
-
-    /// Mean value for `side` (negated when the node's mover is the other player).
-    pub fn q_for(&self, side: Color) -> f32 {
-        if self.side == side {
-            self.q()
-        } else {
-            -self.q()
-        }
+        let [w, d, l] = self.wdl_sum;
+        let own = if self.side == side { w - l } else { l - w };
+        (own + draw * d) / self.visits as f32
     }
 
     /// Mean win/draw/loss for the node's side (the network value when unvisited).

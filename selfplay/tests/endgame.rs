@@ -223,3 +223,23 @@ fn self_play_games_end_when_the_databases_know_their_result_but_a_share_plays_on
         "adjudication without databases is refused"
     );
 }
+
+#[test]
+fn games_played_on_through_certain_positions_with_probes_and_a_reused_tree_finish() {
+    // With probes, a child whose value is certain is a terminal node; a game played on
+    // moves into it, and the reused tree must not keep it as a root that never expands.
+    let mut job = five_job(1.0);
+    job.search.reuse_tree = true;
+    job.selfplay.endgame.probes = true;
+    job.games = 8;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let eval = uniform(&Rules::new(Variant::Five));
+        let _ = tx.send(run(&job, &eval, None).map(|(stats, _)| stats.played_out));
+    });
+    let played_out = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("self-play hung on a certain position")
+        .unwrap();
+    assert!(played_out >= 1, "no game reached the databases");
+}

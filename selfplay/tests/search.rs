@@ -131,8 +131,62 @@ fn finds_a_winning_mill_with_a_uniform_network() {
             .children(0)
             .find(|&c| usize::from(tree.node(c).action) == action)
             .unwrap();
-        let q = tree.node(child).q_for(root_side);
+        let q = tree.node(child).q_for(root_side, 0.0);
         assert!(q > 0.9, "{root:?}: {q}");
+    }
+}
+
+/// Uniform logits, and every position even: a win or a loss, each half the time, never a
+/// draw. Only a drawn game then has a value that contempt changes.
+#[derive(Clone)]
+struct EvenEvaluator(UniformEvaluator);
+
+impl Evaluator for EvenEvaluator {
+    fn input_len(&self) -> usize {
+        self.0.input_len
+    }
+    fn actions(&self) -> usize {
+        self.0.actions
+    }
+    fn evaluate(&mut self, _: &[f32], batch: usize, logits: &mut Vec<f32>, wdl: &mut Vec<f32>) {
+        logits.clear();
+        logits.resize(batch * self.0.actions, 0.0);
+        wdl.clear();
+        for _ in 0..batch {
+            wdl.extend_from_slice(&[0.5, 0.0, 0.5]);
+        }
+    }
+}
+
+#[test]
+fn contempt_avoids_a_draw_by_repetition_and_negative_contempt_takes_it() {
+    let rules = Rules::new(Variant::Nine);
+    let mut game = game_at(
+        rules,
+        "a1 g1 b4 f6",
+        "g7 a7 d3 e5",
+        [0, 0],
+        Color::White,
+        20,
+    );
+    // The start occurs twice and Black to move after d1-a1 twice: d7-g7 repeats the
+    // start a third time, a draw.
+    game.play_text("a1-d1 g7-d7 d1-a1 d7-g7 a1-d1 g7-d7 d1-a1")
+        .unwrap();
+    let repeat = ActionSpace::new(&rules).index("d7-g7".parse().unwrap());
+    for (contempt, takes_draw) in [(0.5, false), (-0.5, true)] {
+        let config = SearchConfig {
+            simulations: 400,
+            contempt,
+            ..SearchConfig::default()
+        };
+        let (action, _) = search(game.clone(), config, &mut EvenEvaluator(uniform(&rules)), 3);
+        assert_eq!(
+            action == repeat,
+            takes_draw,
+            "contempt {contempt}: {}",
+            name(&rules, action)
+        );
     }
 }
 
