@@ -2,19 +2,25 @@
 //! alpha-beta, external engines, the perfect player) and network players,
 //!
 //! ```text
-//! net:model=FILE[,simulations=N][,burn][,db=DIR[,db_men=M]]
+//! net:model=FILE[,simulations=N][,movetime=MS][,contempt=C][,burn][,db=DIR[,db_men=M]]
 //! ```
 //!
 //! the model's tree search with `simulations` per move (default 64, no noise, greedy), on
-//! the CPU; `burn` evaluates through burn instead of the fast CPU path; `db` probes the
-//! endgame databases in DIR (`kvarn solve`, up to `db_men` men a side, default all there)
-//! in the search: exact leaves, and a root move that keeps a certain value.
+//! the CPU; `movetime` limits it by time instead (with `simulations` too: whichever ends
+//! first), as `alphabeta:movetime=MS` is, so that the two compare at equal time; a draw
+//! is worth `-contempt` to it (-1..1, default 0); `burn` evaluates through burn instead
+//! of the fast CPU path; `db` probes the endgame databases in DIR (`kvarn solve`, up to
+//! `db_men` men a side, default all there) in the search: exact leaves, and a root move
+//! that keeps a certain value.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use anyhow::Context;
 use kvarn_eval::agent::{AgentFactory, AgentSpec};
+use kvarn_eval::search::Limits;
 use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, Inference, InferencePath, file};
 use kvarn_selfplay::{Endgame, SearchConfig, SearchPlayer};
@@ -26,18 +32,34 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
         return Ok(Box::new(spec));
     };
     let mut model = None;
-    let mut simulations = 64u32;
+    let mut simulations = None;
+    let mut movetime = None;
+    let mut contempt = 0f32;
     let mut path = InferencePath::Fastest;
     let (mut db, mut db_men) = (None, None);
     for item in options.split(',').filter(|s| !s.is_empty()) {
         match item.split_once('=') {
             Some(("model", v)) => model = Some(PathBuf::from(v)),
             Some(("simulations", v)) => {
-                simulations = v
-                    .parse()
+                simulations = Some(
+                    v.parse::<u32>()
+                        .ok()
+                        .filter(|&n| n >= 1)
+                        .with_context(|| format!("net: simulations `{v}` is not a count >= 1"))?,
+                );
+            }
+            Some(("movetime", v)) => {
+                let ms = v.parse::<u64>().ok().filter(|&n| n >= 1);
+                let ms =
+                    ms.with_context(|| format!("net: movetime `{v}` is not milliseconds >= 1"))?;
+                movetime = Some(Duration::from_millis(ms));
+            }
+            Some(("contempt", v)) => {
+                contempt = v
+                    .parse::<f32>()
                     .ok()
-                    .filter(|&n| n >= 1)
-                    .with_context(|| format!("net: simulations `{v}` is not a count >= 1"))?;
+                    .filter(|c| (-1.0..=1.0).contains(c))
+                    .with_context(|| format!("net: contempt `{v}` is not a number in -1..1"))?;
             }
             Some(("db", v)) => db = Some(PathBuf::from(v)),
             Some(("db_men", v)) => {
@@ -50,7 +72,7 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
             }
             None if item == "burn" => path = InferencePath::Burn,
             _ => anyhow::bail!(
-                "net: unknown option `{item}` (expected model=FILE, simulations=N, burn, db=DIR or db_men=M)"
+                "net: unknown option `{item}` (expected model=FILE, simulations=N, movetime=MS, contempt=C, burn, db=DIR or db_men=M)"
             ),
         }
     }
@@ -58,10 +80,26 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
     let device = DeviceChoice::Cpu.device()?;
     let (network, _) = file::load_for_rules(&model, rules, &device)?;
     let search = SearchConfig {
-        simulations,
+        simulations: simulations.unwrap_or(64),
+        contempt,
         ..SearchConfig::default()
     };
-    let mut name = format!("net:model={},simulations={simulations}", model.display());
+    let limits = Limits {
+        nodes: (simulations.is_some() || movetime.is_none())
+            .then_some(u64::from(search.simulations)),
+        movetime,
+        depth: None,
+    };
+    let mut name = format!("net:model={}", model.display());
+    if let Some(n) = limits.nodes {
+        name.push_str(&format!(",simulations={n}"));
+    }
+    if let Some(t) = movetime {
+        name.push_str(&format!(",movetime={}", t.as_millis()));
+    }
+    if contempt != 0.0 {
+        name.push_str(&format!(",contempt={contempt}"));
+    }
     let endgame = match &db {
         Some(dir) => {
             name.push_str(&format!(",db={}", dir.display()));
@@ -77,5 +115,5 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
         search,
         Inference::new(&network, path).single_threaded(),
     );
-    Ok(Box::new(player.with_endgame(endgame)))
+    Ok(Box::new(player.with_limits(limits).with_endgame(endgame)))
 }

@@ -24,7 +24,7 @@ enum Command {
     Moves(commands::moves::MovesArgs),
     /// Count decision sequences by depth (a removal is its own decision).
     Perft(commands::perft::PerftArgs),
-    /// The alpha-beta baseline engine speaking the UCI-style protocol on stdin/stdout.
+    /// An engine speaking the UCI-style protocol on stdin/stdout: alpha-beta, or a model.
     Engine(commands::engine::EngineArgs),
     /// Two agents play a match: results, Elo with its interval, records.
     Match(commands::matches::MatchArgs),

@@ -18,6 +18,9 @@
 //! Moves use the notation of `kvarn-game`. A `go` with no limit uses the Depth, MoveTime
 //! and Nodes options (by default 1000 ms); with all three 0 ("no limit") it is
 //! `go infinite`: it searches until `stop`, and any command but `isready` stops it.
+//! The searcher behind the protocol is an [`EngineMaker`]'s: the alpha-beta engine
+//! ([`serve`]), or a network player from another crate ([`serve_with`]), which adds its
+//! own options and `info` fields.
 //! Errors, lines that are not UTF-8 included, are answered with `info string error: ...`
 //! and the engine goes on. See [`serve`] for the order in which commands are carried out
 //! and what the end of the input does.
@@ -31,7 +34,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use kvarn_game::{Color, Game, Position, Rules, Variant};
+use kvarn_game::{Color, Game, Move, Position, Rules, Variant};
 
 use crate::evaluation::Weights;
 use crate::search::{Engine, EngineOptions, Info, Limits};
@@ -61,17 +64,149 @@ pub fn info_line(info: &Info) -> String {
     )
 }
 
-/// The engine's settings as the protocol sets them.
+/// A searcher the protocol drives, in a thread of its own while it searches.
+pub trait ProtocolEngine: Send {
+    /// The rules it plays.
+    fn rules(&self) -> Rules;
+    /// Forgets earlier games (hash tables, caches).
+    fn new_game(&mut self);
+    /// Searches `game` within `limits`, or until `stop` is set, sending its `info` lines
+    /// through `info`; the move to play, `None` where it has none.
+    fn search(
+        &mut self,
+        game: &Game,
+        limits: Limits,
+        stop: &AtomicBool,
+        info: &mut dyn FnMut(&str),
+    ) -> Option<Move>;
+}
+
+/// Makes the protocol's searchers and owns the options that are not rules or limits.
+pub trait EngineMaker: Send {
+    /// The name after `id name`.
+    fn name(&self) -> String;
+    /// Its `option name ...` lines.
+    fn options(&self) -> Vec<String>;
+    /// Applies `setoption` for `name` (lower case): `Ok(false)` where it is not one of its
+    /// options, an error naming what is wrong with `value`.
+    fn set_option(&mut self, name: &str, value: &str) -> Result<bool, String>;
+    /// A searcher for `rules` with the current options.
+    fn make(&self, rules: Rules) -> Result<Box<dyn ProtocolEngine>, String>;
+}
+
+/// The alpha-beta engine's options: threads, hash, seed and evaluation weights.
+#[derive(Debug, Clone)]
+pub struct AlphaBetaMaker {
+    threads: usize,
+    hash_mb: usize,
+    seed: Option<u64>,
+    weights: Option<PathBuf>,
+}
+
+impl Default for AlphaBetaMaker {
+    fn default() -> Self {
+        AlphaBetaMaker {
+            threads: 1,
+            hash_mb: 16,
+            seed: None,
+            weights: None,
+        }
+    }
+}
+
+impl EngineMaker for AlphaBetaMaker {
+    fn name(&self) -> String {
+        format!("Kvarn {}", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn options(&self) -> Vec<String> {
+        vec![
+            "option name Threads type spin default 1 min 1 max 256".into(),
+            "option name Hash type spin default 16 min 1 max 4096".into(),
+            "option name Seed type string default <random>".into(),
+            "option name Weights type string default <built-in>".into(),
+        ]
+    }
+
+    fn set_option(&mut self, name: &str, value: &str) -> Result<bool, String> {
+        match name {
+            "threads" => self.threads = whole_number(value)?.clamp(1, 256) as usize,
+            "hash" => self.hash_mb = whole_number(value)?.clamp(1, 4096) as usize,
+            "seed" => self.seed = seed_option(value)?,
+            "weights" => {
+                self.weights = match value.trim() {
+                    "" | "<built-in>" => None,
+                    path => {
+                        Weights::load(std::path::Path::new(path)).map_err(|e| e.to_string())?;
+                        Some(PathBuf::from(path))
+                    }
+                }
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn make(&self, rules: Rules) -> Result<Box<dyn ProtocolEngine>, String> {
+        let weights = match &self.weights {
+            Some(path) => Weights::load(path).map_err(|e| e.to_string())?,
+            None => Weights::default(),
+        };
+        Ok(Box::new(Engine::new(
+            rules,
+            EngineOptions {
+                threads: self.threads,
+                hash_mb: self.hash_mb,
+                seed: self.seed,
+                weights: Arc::new(weights),
+            },
+        )))
+    }
+}
+
+impl ProtocolEngine for Engine {
+    fn rules(&self) -> Rules {
+        *Engine::rules(self)
+    }
+
+    fn new_game(&mut self) {
+        Engine::new_game(self);
+    }
+
+    fn search(
+        &mut self,
+        game: &Game,
+        limits: Limits,
+        stop: &AtomicBool,
+        info: &mut dyn FnMut(&str),
+    ) -> Option<Move> {
+        let result = Engine::search(self, game, limits, Some(stop), |i| info(&info_line(i)));
+        result.and_then(|i| i.pv.first().copied())
+    }
+}
+
+/// A whole number option value.
+pub fn whole_number(v: &str) -> Result<u64, String> {
+    v.trim()
+        .parse::<u64>()
+        .map_err(|_| format!("`{v}` is not a whole number"))
+}
+
+/// The `Seed` option: a number, or `<random>` (or nothing) for none.
+pub fn seed_option(v: &str) -> Result<Option<u64>, String> {
+    match v.trim() {
+        "" | "<random>" => Ok(None),
+        v => whole_number(v).map(Some),
+    }
+}
+
+/// The protocol's own settings: the rules and the default limits.
 struct Settings {
     variant: Variant,
     flying: Option<bool>,
     repetition: bool,
     no_capture_limit: Option<u16>,
     default_limits: Limits,
-    threads: usize,
-    hash_mb: usize,
-    seed: Option<u64>,
-    weights: Option<PathBuf>,
 }
 
 impl Settings {
@@ -89,10 +224,6 @@ impl Settings {
                 movetime: Some(Duration::from_millis(1000)),
                 ..Limits::default()
             },
-            threads: 1,
-            hash_mb: 16,
-            seed: None,
-            weights: None,
         }
     }
 
@@ -113,7 +244,7 @@ struct Running {
     /// `go infinite` (or no limit at all): runs until `stop`, and any other command
     /// stops it rather than waiting for it.
     infinite: bool,
-    handle: JoinHandle<Engine>,
+    handle: JoinHandle<Box<dyn ProtocolEngine>>,
 }
 
 /// The longest line read whole; a longer one is answered with an error and skipped.
@@ -236,7 +367,20 @@ pub fn serve<R: BufRead + Send + 'static, W: Write + Send + 'static>(
     input: R,
     output: W,
 ) -> io::Result<()> {
-    let mut server = Server::new(rules, output);
+    serve_with(rules, Box::new(AlphaBetaMaker::default()), input, output)
+}
+
+/// [`serve`] with the searchers of `maker`.
+///
+/// # Errors
+/// When reading the input fails.
+pub fn serve_with<R: BufRead + Send + 'static, W: Write + Send + 'static>(
+    rules: Rules,
+    maker: Box<dyn EngineMaker>,
+    input: R,
+    output: W,
+) -> io::Result<()> {
+    let mut server = Server::new(rules, maker, output);
     let mut inbox = Inbox::start(input);
     loop {
         let bytes = match inbox.next() {
@@ -297,18 +441,20 @@ pub fn serve<R: BufRead + Send + 'static, W: Write + Send + 'static>(
 struct Server<W> {
     out: Arc<Mutex<W>>,
     settings: Settings,
+    maker: Box<dyn EngineMaker>,
     /// Kept between searches (for its hash table) until a setting changes.
-    engine: Option<Engine>,
+    engine: Option<Box<dyn ProtocolEngine>>,
     /// `None` after a `position` command that failed: `go` then has nothing to search.
     game: Option<Game>,
     running: Option<Running>,
 }
 
 impl<W: Write + Send + 'static> Server<W> {
-    fn new(rules: Rules, output: W) -> Server<W> {
+    fn new(rules: Rules, maker: Box<dyn EngineMaker>, output: W) -> Server<W> {
         Server {
             out: Arc::new(Mutex::new(output)),
             settings: Settings::new(rules),
+            maker,
             engine: None,
             game: Some(Game::new(rules)),
             running: None,
@@ -391,8 +537,8 @@ impl<W: Write + Send + 'static> Server<W> {
 
     /// `uci`: the engine's name and its options.
     fn uci(&self) {
-        for l in [
-            format!("id name Kvarn {}", env!("CARGO_PKG_VERSION")),
+        let head = [
+            format!("id name {}", self.maker.name()),
             "id author the Kvarn developers".to_string(),
             "option name Variant type combo default nine var nine var six var five".into(),
             "option name Flying type check default true".into(),
@@ -401,14 +547,11 @@ impl<W: Write + Send + 'static> Server<W> {
             "option name Depth type spin default 0 min 0 max 64".into(),
             "option name MoveTime type spin default 1000 min 0 max 86400000".into(),
             "option name Nodes type spin default 0 min 0 max 1000000000000".into(),
-            "option name Threads type spin default 1 min 1 max 256".into(),
-            "option name Hash type spin default 16 min 1 max 4096".into(),
-            "option name Seed type string default <random>".into(),
-            "option name Weights type string default <built-in>".into(),
-            "uciok".into(),
-        ] {
+        ];
+        for l in head.into_iter().chain(self.maker.options()) {
             self.send(&l);
         }
+        self.send("uciok");
     }
 
     /// `ucinewgame`: clears the engine's memory of earlier games and starts from the
@@ -425,7 +568,7 @@ impl<W: Write + Send + 'static> Server<W> {
     /// `setoption`: the next `go` builds an engine with the new settings, and a change of
     /// rules starts a new game.
     fn set_option(&mut self, words: &[&str]) -> Result<(), String> {
-        set_option(&mut self.settings, words).map(|changed_rules| {
+        set_option(&mut self.settings, self.maker.as_mut(), words).map(|changed_rules| {
             self.engine = None;
             if changed_rules && let Ok(rules) = self.settings.rules() {
                 self.game = Some(Game::new(rules));
@@ -461,8 +604,8 @@ impl<W: Write + Send + 'static> Server<W> {
             return Ok(());
         }
         let built = match self.engine.take() {
-            Some(e) if e.rules() == g.rules() => Ok(e),
-            _ => new_engine(&self.settings, *g.rules()),
+            Some(e) if e.rules() == *g.rules() => Ok(e),
+            _ => self.maker.make(*g.rules()),
         };
         match built {
             Err(e) => {
@@ -481,7 +624,7 @@ impl<W: Write + Send + 'static> Server<W> {
 /// `bestmove` and hands the engine back when joined.
 fn spawn_search<W: Write + Send + 'static>(
     out: &Arc<Mutex<W>>,
-    mut engine: Engine,
+    mut engine: Box<dyn ProtocolEngine>,
     game: Game,
     limits: Limits,
     infinite: bool,
@@ -490,14 +633,12 @@ fn spawn_search<W: Write + Send + 'static>(
     let stop2 = Arc::clone(&stop);
     let out = Arc::clone(out);
     let handle = std::thread::spawn(move || {
-        let result = engine.search(&game, limits, Some(&stop2), |info| {
-            send(&out, &info_line(info));
-        });
+        let best = engine.search(&game, limits, &stop2, &mut |line| send(&out, line));
         // An infinite search answers only when told to stop.
         while infinite && !stop2.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(5));
         }
-        match result.and_then(|i| i.pv.first().copied()) {
+        match best {
             Some(m) => send(&out, &format!("bestmove {m}")),
             None => send(&out, "bestmove (none)"),
         }
@@ -510,24 +651,13 @@ fn spawn_search<W: Write + Send + 'static>(
     }
 }
 
-fn new_engine(settings: &Settings, rules: Rules) -> Result<Engine, String> {
-    let weights = match &settings.weights {
-        Some(path) => Weights::load(path).map_err(|e| e.to_string())?,
-        None => Weights::default(),
-    };
-    Ok(Engine::new(
-        rules,
-        EngineOptions {
-            threads: settings.threads,
-            hash_mb: settings.hash_mb,
-            seed: settings.seed,
-            weights: Arc::new(weights),
-        },
-    ))
-}
-
-/// Applies `setoption name X value Y`; returns whether the rules changed.
-fn set_option(s: &mut Settings, words: &[&str]) -> Result<bool, String> {
+/// Applies `setoption name X value Y` (options that are not rules or limits go to
+/// `maker`); returns whether the rules changed.
+fn set_option(
+    s: &mut Settings,
+    maker: &mut dyn EngineMaker,
+    words: &[&str],
+) -> Result<bool, String> {
     let name_at = words.iter().position(|w| w.eq_ignore_ascii_case("name"));
     let value_at = words.iter().position(|w| w.eq_ignore_ascii_case("value"));
     let (Some(n), Some(v)) = (name_at, value_at) else {
@@ -543,11 +673,7 @@ fn set_option(s: &mut Settings, words: &[&str]) -> Result<bool, String> {
         "false" | "off" | "0" => Ok(false),
         _ => Err(format!("`{v}` is not true or false")),
     };
-    let number = |v: &str| {
-        v.trim()
-            .parse::<u64>()
-            .map_err(|_| format!("`{v}` is not a whole number"))
-    };
+    let number = whole_number;
     let limit = |n: u64| (n > 0).then_some(n);
     match name.as_str() {
         "variant" => {
@@ -598,32 +724,10 @@ fn set_option(s: &mut Settings, words: &[&str]) -> Result<bool, String> {
             s.default_limits.nodes = limit(number(&value)?);
             Ok(false)
         }
-        "threads" => {
-            s.threads = number(&value)?.clamp(1, 256) as usize;
-            Ok(false)
-        }
-        "hash" => {
-            s.hash_mb = number(&value)?.clamp(1, 4096) as usize;
-            Ok(false)
-        }
-        "seed" => {
-            s.seed = match value.trim() {
-                "" | "<random>" => None,
-                v => Some(number(v)?),
-            };
-            Ok(false)
-        }
-        "weights" => {
-            s.weights = match value.trim() {
-                "" | "<built-in>" => None,
-                path => {
-                    Weights::load(std::path::Path::new(path)).map_err(|e| e.to_string())?;
-                    Some(PathBuf::from(path))
-                }
-            };
-            Ok(false)
-        }
-        other => Err(format!("unknown option `{other}`")),
+        other => match maker.set_option(other, &value)? {
+            true => Ok(false),
+            false => Err(format!("unknown option `{other}`")),
+        },
     }
 }
 

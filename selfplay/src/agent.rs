@@ -1,20 +1,31 @@
-//! A network player for matches: tree search with the network at every move, no noise,
-//! the most visited move. It implements the `kvarn-eval` agent traits, so matches,
-//! benchmarks and Elo treat it like any other player.
+//! A network player for matches and the engine protocol: tree search with the network at
+//! every move, no noise, the most visited move, limited by simulations, time or both. It
+//! implements the `kvarn-eval` agent traits, so matches, benchmarks and Elo treat it like
+//! any other player, and [`ProtocolEngine`], so that `kvarn engine --model` serves it.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use kvarn_eval::EvalError;
 use kvarn_eval::agent::Outcome;
 use kvarn_eval::agent::{Agent, AgentFactory};
+use kvarn_eval::protocol::ProtocolEngine;
+use kvarn_eval::search::Limits;
 use kvarn_game::{Game, Move, Rules};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
-use crate::config::SearchConfig;
+use crate::config::{RootSearch, SearchConfig};
 use crate::endgame::Endgame;
 use crate::evaluator::{EvalCache, Evaluator};
 use crate::search::{Advance, GameSearch, SearchContext, SearchResult};
+
+/// Simulations added at a time to a search limited by time or `stop`.
+const STEP: u32 = 32;
+
+/// How often a search sends `info` lines through the protocol.
+const INFO_EVERY: Duration = Duration::from_millis(500);
 
 /// Makes [`SearchAgent`]s for matches.
 pub struct SearchPlayer<E> {
@@ -22,23 +33,58 @@ pub struct SearchPlayer<E> {
     config: SearchConfig,
     evaluator: E,
     endgame: Option<Arc<Endgame>>,
+    limits: Limits,
 }
 
 impl<E: Evaluator + Clone + Send + Sync + 'static> SearchPlayer<E> {
-    /// A player named `name` searching with `config` (noise is never used in matches).
+    /// A player named `name` searching with `config` (noise is never used in matches),
+    /// `config.simulations` per move.
     pub fn new(name: impl Into<String>, config: SearchConfig, evaluator: E) -> SearchPlayer<E> {
+        let limits = Limits {
+            nodes: Some(u64::from(config.simulations)),
+            ..Limits::default()
+        };
         SearchPlayer {
             name: name.into(),
             config,
             evaluator,
             endgame: None,
+            limits,
         }
+    }
+
+    /// The same player with other limits per move: `nodes` counts simulations, and with
+    /// `movetime` as well whichever ends first (`depth` is not a limit of this search).
+    /// A timed search grows in steps, which Gumbel's halving does not allow: its root is
+    /// PUCT.
+    pub fn with_limits(mut self, mut limits: Limits) -> SearchPlayer<E> {
+        if limits.movetime.is_some() {
+            self.config.root = RootSearch::Puct;
+        } else if limits.nodes.is_none() {
+            limits.nodes = Some(u64::from(self.config.simulations));
+        }
+        SearchPlayer { limits, ..self }
     }
 
     /// The same player probing endgame databases: exact leaves, and a root move that
     /// keeps a certain value.
     pub fn with_endgame(self, endgame: Option<Arc<Endgame>>) -> SearchPlayer<E> {
         SearchPlayer { endgame, ..self }
+    }
+
+    /// One game's agent, its random choices seeded by `game_seed`.
+    pub fn agent(&self, rules: Rules, game_seed: u64) -> SearchAgent<E> {
+        SearchAgent {
+            name: self.name.clone(),
+            ctx: Arc::new(
+                SearchContext::new(rules, self.config.clone()).with_endgame(self.endgame.clone()),
+            ),
+            evaluator: self.evaluator.clone(),
+            cache: EvalCache::new(self.config.cache_entries.min(100_000)),
+            rng: Pcg64Mcg::seed_from_u64(game_seed),
+            limits: self.limits,
+            last: None,
+        }
     }
 }
 
@@ -48,16 +94,7 @@ impl<E: Evaluator + Clone + Send + Sync + 'static> AgentFactory for SearchPlayer
     }
 
     fn build(&self, rules: Rules, game_seed: u64) -> Result<Box<dyn Agent>, EvalError> {
-        Ok(Box::new(SearchAgent {
-            name: self.name.clone(),
-            ctx: Arc::new(
-                SearchContext::new(rules, self.config.clone()).with_endgame(self.endgame.clone()),
-            ),
-            evaluator: self.evaluator.clone(),
-            cache: EvalCache::new(self.config.cache_entries.min(100_000)),
-            rng: Pcg64Mcg::seed_from_u64(game_seed),
-            last: None,
-        }))
+        Ok(Box::new(self.agent(rules, game_seed)))
     }
 }
 
@@ -68,6 +105,7 @@ pub struct SearchAgent<E> {
     evaluator: E,
     cache: EvalCache,
     rng: Pcg64Mcg,
+    limits: Limits,
     /// The last search, by position: `outcome` and `choose` on one position (as the
     /// solver benchmark asks) search once.
     last: Option<(PositionKey, SearchResult)>,
@@ -85,29 +123,121 @@ impl<E: Evaluator> SearchAgent<E> {
         {
             return result.clone();
         }
-        let result = self.fresh_search(game);
+        let result = self.limited_search(game, self.limits, None, None);
         self.last = Some((key, result.clone()));
         result
     }
 
-    fn fresh_search(&mut self, game: &Game) -> SearchResult {
+    /// Searches `game` until `limits` (simulations, time) or `stop` end it, calling `info`
+    /// about every [`INFO_EVERY`] and once at the end. With no limit it runs until `stop`.
+    ///
+    /// # Panics
+    /// Where `game` is over (there is nothing to search).
+    pub fn limited_search(
+        &mut self,
+        game: &Game,
+        limits: Limits,
+        stop: Option<&AtomicBool>,
+        mut info: Option<&mut dyn FnMut(&str)>,
+    ) -> SearchResult {
+        let started = Instant::now();
+        let cap = limits.nodes.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        let grows = limits.movetime.is_some() || cap.is_none();
         let mut search = GameSearch::new(game.clone());
-        search.start(self.ctx.config.simulations, false);
+        search.start(
+            if grows {
+                cap.unwrap_or(STEP).min(STEP)
+            } else {
+                cap.unwrap_or(1)
+            },
+            false,
+        );
         let mut features = vec![0f32; self.ctx.input_len()];
         let (mut logits, mut wdl) = (Vec::new(), Vec::new());
-        while let Advance::NeedsEval =
-            search.advance(&self.ctx, &mut self.cache, &mut self.rng, &mut features)
-        {
-            self.evaluator.evaluate(&features, 1, &mut logits, &mut wdl);
-            search.supply(
-                &self.ctx,
-                &mut self.cache,
-                &logits,
-                [wdl[0], wdl[1], wdl[2]],
-            );
+        let mut next_info = INFO_EVERY;
+        loop {
+            match search.advance(&self.ctx, &mut self.cache, &mut self.rng, &mut features) {
+                Advance::NeedsEval => {
+                    self.evaluator.evaluate(&features, 1, &mut logits, &mut wdl);
+                    let wdl = [wdl[0], wdl[1], wdl[2]];
+                    search.supply(&self.ctx, &mut self.cache, &logits, wdl);
+                }
+                Advance::Complete => {
+                    let left = cap.map_or(STEP, |n| n.saturating_sub(search.simulations()));
+                    if !grows || left == 0 || search.tree().node(0).children <= 1 {
+                        break;
+                    }
+                    search.extend(left.min(STEP));
+                }
+            }
+            let elapsed = started.elapsed();
+            if limits.movetime.is_some_and(|t| elapsed >= t)
+                || stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            {
+                break;
+            }
+            if let Some(f) = info.as_mut()
+                && elapsed >= next_info
+            {
+                f(&info_line(&self.ctx, &search, elapsed));
+                next_info += INFO_EVERY;
+            }
+        }
+        if let Some(f) = info.as_mut() {
+            f(&info_line(&self.ctx, &search, started.elapsed()));
         }
         search.result(&self.ctx, 0.0, &mut self.rng)
     }
+
+    fn decode(&self, result: &SearchResult) -> Result<Move, EvalError> {
+        self.ctx
+            .actions
+            .decode(result.action)
+            .ok_or_else(|| EvalError::Play {
+                agent: self.name.clone(),
+                reason: format!(
+                    "the search chose action {}, which is no move",
+                    result.action
+                ),
+            })
+    }
+}
+
+/// The protocol's `info` line for a search standing at its root: simulations as nodes,
+/// the principal variation by visits, the root's value as a score in centipawns (Leela
+/// Chess Zero's mapping of an expected score to pawns) and as win/draw/loss per mille.
+fn info_line(ctx: &SearchContext, search: &GameSearch, elapsed: Duration) -> String {
+    let tree = search.tree();
+    let mut pv = Vec::new();
+    let mut id = 0;
+    while tree.node(id).children > 0 {
+        let Some(best) = tree.children(id).max_by_key(|&c| tree.node(c).visits) else {
+            break;
+        };
+        if tree.node(best).visits == 0 {
+            break;
+        }
+        match ctx.actions.decode(usize::from(tree.node(best).action)) {
+            Some(m) => pv.push(m.to_string()),
+            None => break,
+        }
+        id = best;
+    }
+    let [w, _, l] = tree.node(0).mean_wdl();
+    let q = (w - l).clamp(-0.999, 0.999);
+    let cp = (90.0 * (1.563_754_2 * q).tan()).round() as i64;
+    let permille = |x: f32| (x * 1000.0).round() as i64;
+    let (w, l) = (permille(w), permille(l));
+    let nodes = search.simulations();
+    let ms = elapsed.as_millis().max(1);
+    format!(
+        "info depth {} nodes {nodes} nps {} time {} score cp {cp} wdl {w} {} {l} pv {}",
+        pv.len(),
+        u128::from(nodes) * 1000 / ms,
+        elapsed.as_millis(),
+        1000 - w - l,
+        pv.join(" ")
+    )
 }
 
 impl<E: Evaluator + Send> Agent for SearchAgent<E> {
@@ -122,16 +252,7 @@ impl<E: Evaluator + Send> Agent for SearchAgent<E> {
 
     fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
         let result = self.search(game);
-        self.ctx
-            .actions
-            .decode(result.action)
-            .ok_or_else(|| EvalError::Play {
-                agent: self.name.clone(),
-                reason: format!(
-                    "the search chose action {}, which is no move",
-                    result.action
-                ),
-            })
+        self.decode(&result)
     }
 
     fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, EvalError> {
@@ -140,5 +261,30 @@ impl<E: Evaluator + Send> Agent for SearchAgent<E> {
             .max_by(|&a, &b| wdl[a].total_cmp(&wdl[b]))
             .unwrap_or(1);
         Ok(Some([Outcome::Win, Outcome::Draw, Outcome::Loss][best]))
+    }
+}
+
+impl<E: Evaluator + Send> ProtocolEngine for SearchAgent<E> {
+    fn rules(&self) -> Rules {
+        self.ctx.rules
+    }
+
+    fn new_game(&mut self) {
+        self.last = None;
+        self.cache.clear();
+    }
+
+    fn search(
+        &mut self,
+        game: &Game,
+        limits: Limits,
+        stop: &AtomicBool,
+        info: &mut dyn FnMut(&str),
+    ) -> Option<Move> {
+        if game.status().is_over() {
+            return None;
+        }
+        let result = self.limited_search(game, limits, Some(stop), Some(info));
+        self.decode(&result).ok()
     }
 }

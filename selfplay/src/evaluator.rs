@@ -123,6 +123,12 @@ impl EvalCache {
         }
     }
 
+    /// Forgets every result (a new game of the engine protocol).
+    pub fn clear(&mut self) {
+        self.map.clear();
+        self.arena.clear();
+    }
+
     /// Keeps a result.
     pub fn insert(&mut self, key: u128, logits: &[(u16, f32)], wdl: [f32; 3]) {
         if self.capacity == 0 {

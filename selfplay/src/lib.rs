@@ -13,6 +13,7 @@
 pub mod agent;
 pub mod config;
 pub mod endgame;
+pub mod engine;
 pub mod evaluator;
 pub mod search;
 pub mod selfplay;
@@ -22,6 +23,7 @@ pub mod tree;
 pub use agent::{SearchAgent, SearchPlayer};
 pub use config::{EndgameUse, PlayoutCap, RootSearch, SearchConfig, SelfPlayConfig, SettingError};
 pub use endgame::Endgame;
+pub use engine::NetEngineMaker;
 pub use evaluator::{EvalCache, Evaluator, UniformEvaluator};
 pub use search::{Advance, GameSearch, SearchContext, SearchResult};
 pub use selfplay::{PlayedGame, SelfPlayError, SelfPlayJob, SelfPlayStats, run};

@@ -1,6 +1,14 @@
-//! `kvarn engine`: the baseline engine on standard input and output, for other programs.
+//! `kvarn engine`: the baseline engine, or a model's search with `--model`, on standard
+//! input and output, for other programs.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
 use clap::Args;
+use kvarn_eval::protocol::{self, AlphaBetaMaker, EngineMaker};
+use kvarn_model::{DeviceChoice, file};
+use kvarn_selfplay::{Endgame, NetEngineMaker};
 
 use crate::rules_args::RulesArgs;
 
@@ -9,13 +17,37 @@ use crate::rules_args::RulesArgs;
 pub struct EngineArgs {
     #[command(flatten)]
     rules: RulesArgs,
+    /// Serve this model's tree search (a .kvmodel or .safetensors file) instead of the
+    /// alpha-beta engine; `setoption name Weights` changes it.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// With --model: probe the endgame databases in this folder (`kvarn solve`) in the search.
+    #[arg(long, requires = "model")]
+    db: Option<PathBuf>,
 }
 
 /// Runs the protocol until `quit` or the end of the input (which stops any search).
 pub fn run(args: &EngineArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
+    let maker: Box<dyn EngineMaker> = match &args.model {
+        None => Box::new(AlphaBetaMaker::default()),
+        Some(model) => {
+            let device = DeviceChoice::Cpu.device()?;
+            // Refused here, before the protocol starts, where the model is unreadable or of
+            // other rules.
+            file::load_for_rules(model, &rules, &device)
+                .with_context(|| format!("loading the model {}", model.display()))?;
+            let endgame = match &args.db {
+                Some(dir) => Some(Arc::new(Endgame::open(dir, rules, None).with_context(
+                    || format!("loading the endgame databases in {}", dir.display()),
+                )?)),
+                None => None,
+            };
+            Box::new(NetEngineMaker::new(model.clone(), device, endgame))
+        }
+    };
     // Read by a thread of the protocol's own (the lock on stdin cannot move there).
     let stdin = std::io::BufReader::new(std::io::stdin());
-    kvarn_eval::protocol::serve(rules, stdin, std::io::stdout())?;
+    protocol::serve_with(rules, maker, stdin, std::io::stdout())?;
     Ok(())
 }

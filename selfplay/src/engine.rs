@@ -1,0 +1,103 @@
+//! The network player behind the engine protocol, for `kvarn engine --model FILE`: the
+//! alpha-beta engine's commands, options and time controls, with `Weights` naming the
+//! model, a `Contempt` option, and `wdl` in its `info` lines.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use kvarn_eval::protocol::{EngineMaker, ProtocolEngine, seed_option, whole_number};
+use kvarn_game::Rules;
+use kvarn_model::burn::tensor::Device;
+use kvarn_model::{Inference, InferencePath, file};
+
+use crate::agent::SearchPlayer;
+use crate::config::SearchConfig;
+use crate::endgame::Endgame;
+
+/// Evaluation cache entries per MiB of `Hash`: an entry holds the value and the logits of
+/// the legal moves, about 200 bytes.
+const CACHE_ENTRIES_PER_MB: usize = 5000;
+
+/// Makes the protocol's network searchers from a model file and the protocol's options.
+pub struct NetEngineMaker {
+    model: PathBuf,
+    device: Device,
+    hash_mb: usize,
+    seed: Option<u64>,
+    /// Hundredths of a draw's value (the `Contempt` option).
+    contempt: i64,
+    endgame: Option<Arc<Endgame>>,
+}
+
+impl NetEngineMaker {
+    /// A maker for the model in `model`, evaluated on `device`, probing `endgame` where
+    /// given.
+    pub fn new(model: PathBuf, device: Device, endgame: Option<Arc<Endgame>>) -> NetEngineMaker {
+        NetEngineMaker {
+            model,
+            device,
+            hash_mb: 64,
+            seed: None,
+            contempt: 0,
+            endgame,
+        }
+    }
+}
+
+impl EngineMaker for NetEngineMaker {
+    fn name(&self) -> String {
+        let file = self.model.file_name().unwrap_or_default().to_string_lossy();
+        format!("Kvarn {} (network {file})", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn options(&self) -> Vec<String> {
+        vec![
+            "option name Threads type spin default 1 min 1 max 1".into(),
+            "option name Hash type spin default 64 min 1 max 4096".into(),
+            "option name Seed type string default <random>".into(),
+            format!(
+                "option name Weights type string default {}",
+                self.model.display()
+            ),
+            "option name Contempt type spin default 0 min -100 max 100".into(),
+        ]
+    }
+
+    fn set_option(&mut self, name: &str, value: &str) -> Result<bool, String> {
+        match name {
+            "threads" if whole_number(value)? == 1 => {}
+            "threads" => return Err("the network player searches with one thread".into()),
+            "hash" => self.hash_mb = whole_number(value)?.clamp(1, 4096) as usize,
+            "seed" => self.seed = seed_option(value)?,
+            "contempt" => {
+                let c: i64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("`{value}` is not a whole number"))?;
+                self.contempt = c.clamp(-100, 100);
+            }
+            "weights" => {
+                let path = PathBuf::from(value.trim());
+                file::load(&path, &self.device).map_err(|e| e.to_string())?;
+                self.model = path;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn make(&self, rules: Rules) -> Result<Box<dyn ProtocolEngine>, String> {
+        let (network, _) =
+            file::load_for_rules(&self.model, &rules, &self.device).map_err(|e| e.to_string())?;
+        let config = SearchConfig {
+            cache_entries: self.hash_mb * CACHE_ENTRIES_PER_MB,
+            contempt: self.contempt as f32 / 100.0,
+            ..SearchConfig::default()
+        };
+        let inference = Inference::new(&network, InferencePath::Fastest).single_threaded();
+        let player =
+            SearchPlayer::new(self.name(), config, inference).with_endgame(self.endgame.clone());
+        let seed = self.seed.unwrap_or_else(rand::random);
+        Ok(Box::new(player.agent(rules, seed)))
+    }
+}
