@@ -233,7 +233,11 @@ impl<'a> Run<'a> {
             previous: (&previous, champion),
             bench_set: self.bench_set.as_deref(),
         };
-        let evaluation = evaluation::evaluate(&stage, self.progress)?;
+        let evaluation = if config.run.evaluates(g) {
+            evaluation::evaluate(&stage, self.progress)?
+        } else {
+            crate::manifest::Evaluation::default()
+        };
         if let Some(p) = self.progress {
             p.set_message(format!("generation {g}/{}: done", config.run.generations));
         }

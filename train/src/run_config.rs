@@ -40,6 +40,10 @@ pub struct LoopConfig {
     pub games_vs_random: usize,
     /// Simulations per move of the network player in evaluation games and benchmarks.
     pub eval_simulations: u32,
+    /// Evaluate every this many generations (and the first and last): evaluation games
+    /// cost as much as self-play on a long Nine run, and the curve needs no more points.
+    /// The generations between are promoted without a match.
+    pub evaluate_every: u32,
 }
 
 impl Default for LoopConfig {
@@ -55,7 +59,15 @@ impl Default for LoopConfig {
             games_vs_baseline: 20,
             games_vs_random: 0,
             eval_simulations: 64,
+            evaluate_every: 1,
         }
+    }
+}
+
+impl LoopConfig {
+    /// Whether generation `g` is evaluated.
+    pub fn evaluates(&self, g: u32) -> bool {
+        g == 1 || g >= self.generations || g.is_multiple_of(self.evaluate_every.max(1))
     }
 }
 
@@ -129,6 +141,12 @@ impl LoopConfig {
             self.promotion_score <= 0.0 || self.games_vs_previous > 0,
             "loop.promotion_score",
             "promotion needs games against the previous model (loop.games_vs_previous)",
+        )?;
+        SettingError::check_range("loop.evaluate_every", self.evaluate_every, 1..=100_000)?;
+        SettingError::check(
+            self.evaluate_every == 1 || (self.gate.is_none() && self.promotion_score <= 0.0),
+            "loop.evaluate_every",
+            "a gate or a promotion score needs an evaluation every generation (evaluate_every = 1)",
         )?;
         for &d in &self.baseline_depths {
             SettingError::check_range("loop.baseline_depths", d, 1..=30)?;
