@@ -210,10 +210,7 @@ fn info_line(ctx: &SearchContext, search: &GameSearch, elapsed: Duration) -> Str
     let tree = search.tree();
     let mut pv = Vec::new();
     let mut id = 0;
-    while tree.node(id).children > 0 {
-        let Some(best) = tree.children(id).max_by_key(|&c| tree.node(c).visits) else {
-            break;
-        };
+    while let Some(best) = search.most_visited_child(ctx, id) {
         if tree.node(best).visits == 0 {
             break;
         }

@@ -553,6 +553,20 @@ impl GameSearch {
         best.1
     }
 
+    /// The child of `id` with the most visits, ties broken by value and then by the
+    /// lower index: the greedy move, and each step of the principal variation.
+    pub fn most_visited_child(&self, ctx: &SearchContext, id: NodeId) -> Option<NodeId> {
+        let side = self.tree.node(id).side;
+        let draw = self.draw_value(ctx, side);
+        self.tree.children(id).max_by(|&a, &b| {
+            let (na, nb) = (self.tree.node(a), self.tree.node(b));
+            na.visits
+                .cmp(&nb.visits)
+                .then(na.q_for(side, draw).total_cmp(&nb.q_for(side, draw)))
+                .then(b.cmp(&a))
+        })
+    }
+
     /// The move and targets of the finished search. `temperature` > 0 draws the move from
     /// visit counts (PUCT); Gumbel search plays the action its halving kept.
     pub fn result(
@@ -607,18 +621,11 @@ impl GameSearch {
                     }
                     pick
                 } else {
-                    let side = root.side;
-                    let draw = self.draw_value(ctx, side);
-                    (0..children.len())
-                        .max_by(|&a, &b| {
-                            let (na, nb) =
-                                (self.tree.node(children[a]), self.tree.node(children[b]));
-                            na.visits
-                                .cmp(&nb.visits)
-                                .then(na.q_for(side, draw).total_cmp(&nb.q_for(side, draw)))
-                                .then(b.cmp(&a))
-                        })
-                        .expect("a child")
+                    let best = self.most_visited_child(ctx, 0).expect("a child");
+                    children
+                        .iter()
+                        .position(|&c| c == best)
+                        .expect("a root child")
                 };
                 (children[chosen], policy)
             }

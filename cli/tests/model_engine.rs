@@ -1,0 +1,144 @@
+//! `kvarn engine --model`: a model's search behind the engine protocol plays legal moves
+//! under node and time limits, reports win/draw/loss, takes its options, plays the same
+//! games as `net:model=FILE` in `kvarn match`, and refuses a model of other rules.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use kvarn_game::{Game, Rules, Variant};
+use kvarn_model::burn::tensor::Device;
+use kvarn_model::{NetConfig, Network, Provenance, file};
+
+/// A small untrained Nine model, saved in `dir`.
+fn nine_model(dir: &Path) -> PathBuf {
+    let device = Device::flex();
+    device.seed(5);
+    let config = NetConfig::Mlp {
+        hidden: 32,
+        blocks: 1,
+    };
+    let net = Network::new(Rules::new(Variant::Nine), config, &device).unwrap();
+    let path = dir.join("nine.kvmodel");
+    file::save(&net, &Provenance::default(), &path).unwrap();
+    path
+}
+
+/// Runs `kvarn engine` with `args` on `script`; its success, output and errors.
+fn engine(args: &[&str], script: &str) -> (bool, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .arg("engine")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn bestmoves(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("bestmove "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_model_plays_legal_moves_by_nodes_and_by_time_and_reports_wdl() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = nine_model(dir.path());
+    let model = model.to_str().unwrap();
+    // A first move by nodes, then a reply by time. A command after `go` waits for the
+    // search to reach its limit (the end of the input, like `quit`, would stop it).
+    let first = "uci\nsetoption name Contempt value 30\nsetoption name Seed value 3\n\
+                 position startpos\ngo nodes 40\nucinewgame\n";
+    let (ok, text, err) = engine(&["--model", model], first);
+    assert!(ok, "{err}");
+    assert!(text.contains("option name Contempt"), "{text}");
+    assert!(
+        text.contains("option name Weights type string default"),
+        "{text}"
+    );
+    let info = text.lines().find(|l| l.starts_with("info depth")).unwrap();
+    let wdl: Vec<i64> = info
+        .split(" wdl ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .take(3)
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert_eq!(wdl.iter().sum::<i64>(), 1000, "{info}");
+    assert!(info.contains("nodes 40 "), "{info}");
+    let m1 = bestmoves(&text).pop().unwrap();
+    let script = format!("position startpos moves {m1}\ngo movetime 60\nucinewgame\n");
+    let (ok, text, err) = engine(&["--model", model], &script);
+    assert!(ok, "{err}");
+    let m2 = bestmoves(&text).pop().unwrap();
+    let mut game = Game::new(Rules::new(Variant::Nine));
+    game.play_text(&format!("{m1} {m2}"))
+        .unwrap_or_else(|e| panic!("{m1} {m2}: {e}"));
+}
+
+#[test]
+fn the_engine_plays_the_same_games_as_the_net_agent_in_a_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = nine_model(dir.path());
+    let m = model.to_str().unwrap();
+    let exe = env!("CARGO_BIN_EXE_kvarn");
+    let moves_with = |agent: &str, name: &str| {
+        let out = dir.path().join(name);
+        let status = Command::new(exe)
+            .args(["match", "--a", agent, "--b", "alphabeta:depth=1,seed=1"])
+            .args(["--games", "2", "--seed", "9", "--parallel", "1", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        let text = std::fs::read_to_string(&out).unwrap();
+        let games: Vec<serde_json::Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v.get("moves").is_some())
+            .collect();
+        assert_eq!(games.len(), 2, "{text}");
+        games
+            .iter()
+            .map(|g| (g["moves"].clone(), g["result"].clone()))
+            .collect::<Vec<_>>()
+    };
+    let net = moves_with(&format!("net:model={m},simulations=24"), "net.jsonl");
+    let served = moves_with(
+        &format!("engine:cmd={exe} engine --model {m},nodes=24"),
+        "engine.jsonl",
+    );
+    assert_eq!(net, served);
+}
+
+#[test]
+fn a_model_of_other_rules_is_refused_before_the_protocol_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = nine_model(dir.path());
+    let (ok, _, err) = engine(
+        &["--variant", "six", "--model", model.to_str().unwrap()],
+        "uci\nquit\n",
+    );
+    assert!(!ok);
+    assert!(err.contains("Six") || err.contains("six"), "{err}");
+}
