@@ -87,6 +87,12 @@ fn a_model_plays_legal_moves_by_nodes_and_by_time_and_reports_wdl() {
     let (ok, text, err) = engine(&["--model", model], &script);
     assert!(ok, "{err}");
     let m2 = bestmoves(&text).pop().unwrap();
+    // A depth limit, which a tree search does not have, is answered by nodes.
+    let script = format!("position startpos moves {m1} {m2}\ngo depth 3\nucinewgame\n");
+    let (ok, text, err) = engine(&["--model", model], &script);
+    assert!(ok, "{err}");
+    assert!(text.contains("info string depth is no limit"), "{text}");
+    assert_eq!(bestmoves(&text).len(), 1, "{text}");
     let mut game = Game::new(Rules::new(Variant::Nine));
     game.play_text(&format!("{m1} {m2}"))
         .unwrap_or_else(|e| panic!("{m1} {m2}: {e}"));

@@ -281,6 +281,12 @@ impl<E: Evaluator + Send> ProtocolEngine for SearchAgent<E> {
         if game.status().is_over() {
             return None;
         }
+        let mut limits = limits;
+        if limits.depth.is_some() && limits.nodes.is_none() && limits.movetime.is_none() {
+            // A tree search has no depth to stop at: it makes its default simulations.
+            info("info string depth is no limit of the network's search: searching by nodes");
+            limits.nodes = Some(u64::from(self.ctx.config.simulations));
+        }
         let result = self.limited_search(game, limits, Some(stop), Some(info));
         self.decode(&result).ok()
     }
