@@ -50,8 +50,13 @@ fn check(rules: Rules, config: NetConfig, seed: u64) {
         .status()
         .unwrap();
     assert!(status.success());
+    compare(rules, &net, &out, seed);
+}
 
-    // Positions from seeded random games, repetitions included.
+/// Compares the ONNX export in `out` with `net` on positions from seeded random games
+/// (repetitions included) through onnxruntime and the reference consumer.
+fn compare(rules: Rules, net: &Network, out: &Path, seed: u64) {
+    let dir = tempfile::tempdir().unwrap();
     let space = ActionSpace::new(&rules);
     let input = encoding::input_len(&rules);
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
@@ -105,7 +110,7 @@ fn check(rules: Rules, config: NetConfig, seed: u64) {
     std::fs::write(&data_path, serde_json::to_vec(&data).unwrap()).unwrap();
     let result = Command::new(python())
         .arg(repo().join("scripts/check_onnx_export.py"))
-        .arg(&out)
+        .arg(out)
         .arg(&data_path)
         .output()
         .unwrap();
@@ -159,4 +164,14 @@ fn onnx_export_matches_burn_and_the_reference_consumer() {
         },
         4,
     );
+}
+
+#[test]
+fn the_shipped_nine_model_matches_its_committed_onnx_export() {
+    require_python_packages();
+    let rules = Rules::new(Variant::Nine);
+    let model = repo().join("models/nine.kvmodel");
+    let (net, _) = file::load_for_rules(&model, &rules, &Device::flex())
+        .unwrap_or_else(|e| panic!("the shipped model {}: {e}", model.display()));
+    compare(rules, &net, &repo().join("models/nine-onnx"), 7);
 }

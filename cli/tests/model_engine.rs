@@ -148,3 +148,23 @@ fn a_model_of_other_rules_is_refused_before_the_protocol_starts() {
     assert!(!ok);
     assert!(err.contains("Six") || err.contains("six"), "{err}");
 }
+
+#[test]
+fn the_shipped_nine_model_plays_legal_moves_through_the_engine() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/nine.kvmodel");
+    let model = model.to_str().unwrap();
+    let mut game = Game::new(Rules::new(Variant::Nine));
+    let mut moves: Vec<String> = Vec::new();
+    for _ in 0..8 {
+        let script = format!(
+            "position startpos moves {}\ngo nodes 32\nucinewgame\n",
+            moves.join(" ")
+        );
+        let (ok, text, err) = engine(&["--model", model], &script);
+        assert!(ok, "{err}");
+        let m = bestmoves(&text).pop().unwrap();
+        game.play_text(&m)
+            .unwrap_or_else(|e| panic!("{m} after {moves:?}: {e}"));
+        moves.push(m);
+    }
+}
