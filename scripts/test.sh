@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The tests. The export tests check ONNX files with Python's onnx and onnxruntime, the
-# metrics test reads TensorBoard files with the tensorboard package; this
+# metrics test reads TensorBoard files with the tensorboard package, the cluster tests
+# start a local Ray cluster (the ray package); this
 # script makes a virtual environment with them in .venv (once, from PyPI) unless
 # KVARN_PYTHON names a Python that has them, then runs the whole test suite, and the
 # CPU network path's tests once more on an emulated CPU without AVX-512.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${KVARN_PYTHON:-}" ]; then
-    if ! .venv/bin/python -c "import onnx, onnxruntime, numpy, tensorboard" 2>/dev/null; then
+    if ! .venv/bin/python -c "import onnx, onnxruntime, numpy, tensorboard, ray" 2>/dev/null; then
         python3 -m venv .venv
-        .venv/bin/pip install --quiet --disable-pip-version-check onnx onnxruntime numpy tensorboard
+        .venv/bin/pip install --quiet --disable-pip-version-check onnx onnxruntime numpy tensorboard ray
     fi
     export KVARN_PYTHON="$PWD/.venv/bin/python"
 fi

@@ -147,6 +147,81 @@ pub struct SelfPlayConfig {
     pub playout_cap: PlayoutCap,
     /// Endgame databases (off by default).
     pub endgame: EndgameUse,
+    /// Where a training run's self-play games are played: on this machine, or on a Ray
+    /// cluster (`[selfplay.ray]`).
+    pub backend: Backend,
+    /// The Ray cluster, for `backend = "ray"`.
+    pub ray: RayConfig,
+}
+
+/// Where a training run's self-play games are played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Backend {
+    /// The threads of this machine.
+    #[default]
+    Local,
+    /// Tasks on a Ray cluster, each running the `kvarn` binary on a share of the games.
+    Ray,
+}
+
+/// A Ray cluster that plays self-play games (`[selfplay.ray]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RayConfig {
+    /// The cluster's address as `ray.init` takes it: "auto" (a cluster started on this
+    /// machine with `ray start`), "HOST:6379", or "ray://HOST:10001" (Ray Client).
+    pub address: String,
+    /// Games per task: the unit that a worker plays and that is retried when it dies.
+    pub games_per_task: u64,
+    /// Times a task whose worker or node died is tried again.
+    pub max_retries: u32,
+    /// Threads (and CPUs reserved) per task.
+    pub threads_per_task: usize,
+    /// The Python that runs the driver, with the `ray` package.
+    pub python: String,
+}
+
+impl Default for RayConfig {
+    fn default() -> Self {
+        RayConfig {
+            address: "auto".into(),
+            games_per_task: 64,
+            max_retries: 3,
+            threads_per_task: 1,
+            python: "python3".into(),
+        }
+    }
+}
+
+impl RayConfig {
+    /// Checks every setting.
+    ///
+    /// # Errors
+    /// The first setting out of range.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        SettingError::check(
+            !self.address.trim().is_empty(),
+            "selfplay.ray.address",
+            "must name the cluster (\"auto\", HOST:PORT or ray://HOST:PORT)",
+        )?;
+        SettingError::check_range(
+            "selfplay.ray.games_per_task",
+            self.games_per_task,
+            1..=1 << 20,
+        )?;
+        SettingError::check_range("selfplay.ray.max_retries", self.max_retries, 0..=100)?;
+        SettingError::check_range(
+            "selfplay.ray.threads_per_task",
+            self.threads_per_task,
+            1..=256,
+        )?;
+        SettingError::check(
+            !self.python.trim().is_empty(),
+            "selfplay.ray.python",
+            "must name a Python",
+        )
+    }
 }
 
 impl Default for SelfPlayConfig {
@@ -158,6 +233,8 @@ impl Default for SelfPlayConfig {
             max_plies: 400,
             playout_cap: PlayoutCap::default(),
             endgame: EndgameUse::default(),
+            backend: Backend::Local,
+            ray: RayConfig::default(),
         }
     }
 }
@@ -249,6 +326,7 @@ impl SelfPlayConfig {
             self.playout_cap.cheap_simulations >= 1,
             "selfplay.playout_cap.cheap_simulations",
             "must be at least 1",
-        )
+        )?;
+        self.ray.validate()
     }
 }

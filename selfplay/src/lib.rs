@@ -21,7 +21,10 @@ pub mod shard;
 pub mod tree;
 
 pub use agent::{SearchAgent, SearchPlayer};
-pub use config::{EndgameUse, PlayoutCap, RootSearch, SearchConfig, SelfPlayConfig, SettingError};
+pub use config::{
+    Backend, EndgameUse, PlayoutCap, RayConfig, RootSearch, SearchConfig, SelfPlayConfig,
+    SettingError,
+};
 pub use endgame::Endgame;
 pub use engine::NetEngineMaker;
 pub use evaluator::{EvalCache, Evaluator, UniformEvaluator};

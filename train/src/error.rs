@@ -14,6 +14,9 @@ use crate::replay::ReplayError;
 /// Why a run stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// Self-play on the Ray cluster failed.
+    #[error("self-play on the Ray cluster: {0}")]
+    Cluster(String),
     /// A new run was asked for in a folder that holds one.
     #[error("{} already holds a run: resume it with --resume, or choose another folder", .0.display())]
     AlreadyARun(PathBuf),

@@ -14,6 +14,7 @@
 
 pub mod bench;
 pub mod checkpoint;
+pub mod cluster;
 pub mod config;
 pub mod error;
 pub mod ladder_plot;

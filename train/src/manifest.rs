@@ -226,6 +226,9 @@ pub struct SelfPlayFigures {
     /// Games that reached a certain database position and were played on.
     #[serde(default)]
     pub played_out: u64,
+    /// Ray nodes that played the games (none: this machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_nodes: Option<u32>,
 }
 
 /// The training stage's figures.

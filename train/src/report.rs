@@ -82,13 +82,36 @@ fn columns(config: &RunConfig) -> Vec<Column> {
     out
 }
 
+/// Where the self-play games were played: this machine, or the Ray cluster and how many
+/// of its nodes.
+fn played_where(config: &RunConfig, manifest: &Manifest) -> String {
+    let sp = &config.selfplay;
+    match sp.backend {
+        kvarn_selfplay::Backend::Local => {
+            format!("- self-play: this machine, {} threads", sp.threads)
+        }
+        kvarn_selfplay::Backend::Ray => {
+            let nodes = manifest
+                .history
+                .iter()
+                .filter_map(|r| r.selfplay.cluster_nodes)
+                .max()
+                .unwrap_or(0);
+            format!(
+                "- self-play: Ray cluster at {} (tasks of {} games, {} thread(s) each; up to {nodes} nodes in a generation)",
+                sp.ray.address, sp.ray.games_per_task, sp.ray.threads_per_task
+            )
+        }
+    }
+}
+
 /// The Markdown summary: settings, then a table by generation.
 pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Kvarn run: {}\n", config.rules);
     let _ = writeln!(
         out,
-        "- network: {}\n- search: {} simulations ({} in evaluation)\n- per generation: {} self-play games, {} training steps of {} samples\n- generations: {} of {}\n- total time: {:.1} min\n",
+        "- network: {}\n- search: {} simulations ({} in evaluation)\n- per generation: {} self-play games, {} training steps of {} samples\n- generations: {} of {}\n- total time: {:.1} min",
         serde_json::to_string(&config.network).unwrap_or_default(),
         config.search.simulations,
         config.run.eval_simulations,
@@ -99,6 +122,7 @@ pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
         config.run.generations,
         manifest.history.iter().map(|r| r.seconds).sum::<f64>() / 60.0,
     );
+    let _ = writeln!(out, "{}\n", played_where(config, manifest));
     let columns = columns(config);
     let mut head = String::from("| gen | steps | promoted |");
     let mut rule = String::from("|---:|---:|:---:|");

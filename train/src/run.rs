@@ -273,7 +273,7 @@ impl<'a> Run<'a> {
             model,
             endgame: self.endgame.as_ref(),
         };
-        let stats = selfplay::play(&stage, self.progress)?;
+        let (stats, cluster) = selfplay::play(&stage, self.progress)?;
         if let Some(done) = manifest.state.selfplay_done
             && done.generation == g
             && stats.games == 0
@@ -285,6 +285,7 @@ impl<'a> Run<'a> {
             games: stats.games,
             adjudicated: stats.adjudicated,
             played_out: stats.played_out,
+            cluster_nodes: cluster.map(|c| c.nodes.len() as u32),
         };
         manifest.state.selfplay_done = Some(SelfPlayDone {
             generation: g,

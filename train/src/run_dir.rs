@@ -85,6 +85,11 @@ impl RunDir {
         Ok(out)
     }
 
+    /// The Ray driver and its task files, one per generation played on a cluster.
+    pub fn cluster(&self) -> PathBuf {
+        self.root.join("ray")
+    }
+
     /// The run's solver benchmark set.
     pub fn solver_set(&self) -> PathBuf {
         self.root.join("solver-set.jsonl")

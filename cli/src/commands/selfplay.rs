@@ -26,6 +26,11 @@ pub struct SelfPlayArgs {
     /// there (`selfplay-g*`) are deleted first, so that the folder holds only this run's.
     #[arg(long)]
     overwrite: bool,
+    /// Also write what was played (games, positions, plies, results, adjudicated and
+    /// played-out games, seconds) to this JSON file, for the programs that run it (a Ray
+    /// task does).
+    #[arg(long)]
+    stats: Option<PathBuf>,
 }
 
 /// What plays and how: shared by `kvarn selfplay` and `kvarn bench selfplay`.
@@ -38,9 +43,19 @@ pub struct PlayArgs {
     /// The model that plays (default: a freshly initialised network of the configuration).
     #[arg(long)]
     model: Option<PathBuf>,
-    /// Games to play.
+    /// Games to play: indices 0 to GAMES − 1.
     #[arg(long, default_value_t = 64)]
     games: u64,
+    /// Play only these game indices (e.g. `0-31,64-95`) of the seed's games instead: a
+    /// share of a generation, as a Ray task plays it.
+    #[arg(long, conflicts_with = "games", value_parser = parse_indices)]
+    indices: Option<std::collections::BTreeSet<u64>>,
+    /// The model's name written into the shards (default: its path).
+    #[arg(long)]
+    model_name: Option<String>,
+    /// Folder of the endgame databases (default: the configuration's `solver.db`).
+    #[arg(long)]
+    db: Option<PathBuf>,
     /// Seed (default: the configuration's).
     #[arg(long)]
     seed: Option<u64>,
@@ -80,13 +95,17 @@ fn prepare(args: &PlayArgs, out: Option<PathBuf>) -> anyhow::Result<Prepared> {
     if args.no_endgame {
         config.selfplay.endgame = kvarn_selfplay::EndgameUse::default();
     }
+    if let Some(db) = &args.db {
+        config.solver.db = Some(db.clone());
+    }
     let endgame = endgame(&config)?;
     let seed = args.seed.unwrap_or(config.seed);
     let device = args.device.unwrap_or(config.device).device()?;
     let (network, model_name) = match &args.model {
         Some(path) => {
             let (network, _) = file::load_for_rules(path, &config.rules, &device)?;
-            (network, path.display().to_string())
+            let name = args.model_name.clone();
+            (network, name.unwrap_or_else(|| path.display().to_string()))
         }
         None => {
             tracing::warn!("no --model: playing with a freshly initialised network");
@@ -107,12 +126,19 @@ fn prepare(args: &PlayArgs, out: Option<PathBuf>) -> anyhow::Result<Prepared> {
         // One evaluator per worker thread already uses every core.
         engine = engine.single_threaded();
     }
+    let (games, skip) = match &args.indices {
+        None => (args.games, Default::default()),
+        Some(set) => {
+            let games = set.last().map_or(0, |&last| last + 1);
+            (games, (0..games).filter(|i| !set.contains(i)).collect())
+        }
+    };
     let job = SelfPlayJob {
         rules: config.rules,
         search: config.search.clone(),
         selfplay: config.selfplay.clone(),
-        games: args.games,
-        skip: Default::default(),
+        games,
+        skip,
         seed,
         out,
         shard_prefix: "selfplay".into(),
@@ -169,6 +195,19 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
     let stats = play(&prepared)?;
     print_stats(&stats, &prepared.engine);
     outln!("{} shards in {}", stats.shards.len(), args.out.display());
+    if let Some(path) = &args.stats {
+        let figures = serde_json::json!({
+            "games": stats.games,
+            "positions": stats.positions,
+            "plies": stats.plies,
+            "results": stats.results,
+            "adjudicated": stats.adjudicated,
+            "played_out": stats.played_out,
+            "seconds": stats.elapsed.as_secs_f64(),
+        });
+        std::fs::write(path, figures.to_string())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
     Ok(())
 }
 
@@ -253,4 +292,28 @@ fn written_here(path: &Path) -> bool {
     path.file_name()
         .and_then(|n| n.to_str())
         .is_some_and(|n| n.starts_with("selfplay-g"))
+}
+
+/// Reads `--indices`: comma-separated indices and inclusive ranges, e.g. `0-31,40`.
+fn parse_indices(text: &str) -> Result<std::collections::BTreeSet<u64>, String> {
+    let mut out = std::collections::BTreeSet::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let number = |s: &str| {
+            s.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("`{s}` in `{part}` is not a game index"))
+        };
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => (number(part)?, number(part)?),
+        };
+        if a > b || b - a >= 1 << 24 {
+            return Err(format!("`{part}` is not a range of game indices"));
+        }
+        out.extend(a..=b);
+    }
+    if out.is_empty() {
+        return Err("no game indices given".into());
+    }
+    Ok(out)
 }

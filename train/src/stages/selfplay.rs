@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use indicatif::ProgressBar;
 use kvarn_model::{Inference, InferencePath, Network};
-use kvarn_selfplay::{Endgame, SelfPlayJob, SelfPlayStats, read_shard};
+use kvarn_selfplay::{Backend, Endgame, SelfPlayJob, SelfPlayStats, read_shard};
 
 use super::stream;
+use crate::cluster::{self, ClusterFigures, ClusterJob};
 use crate::error::RunError;
 use crate::run_config::RunConfig;
 use crate::run_dir::RunDir;
@@ -44,14 +45,40 @@ pub fn games_done(dir: &RunDir, g: u32) -> Result<BTreeSet<u64>, RunError> {
     Ok(done)
 }
 
-/// Plays the games of the generation not yet in its shards.
+/// Checks that generation `g`'s shards hold each of its `games` games exactly once.
 ///
 /// # Errors
-/// A shard is unreadable or cannot be written, or the network does not fit the rules.
+/// A shard is unreadable, or a game is missing or there twice.
+fn check_complete(dir: &RunDir, g: u32, games: u64) -> Result<(), RunError> {
+    let files = dir
+        .shard_files(g)
+        .map_err(|e| RunError::io(&dir.shards(g), e))?;
+    let (mut seen, mut listed) = (BTreeSet::new(), 0u64);
+    for p in files {
+        let (h, _) = read_shard(&p)?;
+        listed += h.game_list.len() as u64;
+        seen.extend(h.game_list.iter().map(|x| x.index));
+    }
+    if listed != games || seen.len() as u64 != games || seen.last() != games.checked_sub(1).as_ref()
+    {
+        return Err(RunError::Cluster(format!(
+            "generation {g}'s shards list {listed} games ({} different) where {games} were due",
+            seen.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Plays the games of the generation not yet in its shards, here or on the Ray cluster
+/// (whose figures come back as well).
+///
+/// # Errors
+/// A shard is unreadable or cannot be written, the network does not fit the rules, or
+/// the cluster failed.
 pub fn play(
     stage: &SelfPlayStage<'_>,
     progress: Option<&ProgressBar>,
-) -> Result<SelfPlayStats, RunError> {
+) -> Result<(SelfPlayStats, Option<ClusterFigures>), RunError> {
     let SelfPlayStage {
         config,
         dir,
@@ -69,13 +96,27 @@ pub fn play(
         games,
         skip.len() as u64,
     );
+    let seed = kvarn_game::seeds::derive(config.seed, stream::SELFPLAY, u64::from(g));
+    if config.selfplay.backend == Backend::Ray {
+        let job = ClusterJob {
+            config,
+            dir,
+            generation: g,
+            model: file,
+            seed,
+            pending: (0..games).filter(|i| !skip.contains(i)).collect(),
+        };
+        let (stats, figures) = cluster::play(&job, progress)?;
+        check_complete(dir, g, games)?;
+        return Ok((stats, Some(figures)));
+    }
     let job = SelfPlayJob {
         rules: config.rules,
         search: config.search.clone(),
         selfplay: config.selfplay.clone(),
         games,
         skip,
-        seed: kvarn_game::seeds::derive(config.seed, stream::SELFPLAY, u64::from(g)),
+        seed,
         out: Some(dir.shards(g)),
         shard_prefix: "selfplay".into(),
         model: file.display().to_string(),
@@ -83,5 +124,5 @@ pub fn play(
     };
     let engine = Inference::new(network, InferencePath::Fastest).single_threaded();
     let (stats, _) = kvarn_selfplay::run(&job, &engine, progress)?;
-    Ok(stats)
+    Ok((stats, None))
 }
