@@ -34,7 +34,13 @@ pub struct ClusterFigures {
 /// One finished task, as the driver reports it.
 #[derive(Debug, Deserialize)]
 struct TaskLine {
+    task: usize,
     node: String,
+    host: String,
+    /// Seconds `kvarn selfplay` spent on the games.
+    seconds: f64,
+    /// Seconds the task took on its worker, fetching and solving included.
+    task_seconds: f64,
     games: u64,
     positions: u64,
     plies: u64,
@@ -181,6 +187,14 @@ pub fn play(
             tracing::warn!("the Ray driver said: {line}");
             continue;
         };
+        tracing::info!(
+            task = task.task,
+            games = task.games,
+            host = %task.host,
+            played_s = format!("{:.2}", task.seconds),
+            task_s = format!("{:.2}", task.task_seconds),
+            "Ray task done"
+        );
         add(&mut stats, &task);
         figures.tasks += 1;
         figures.nodes.insert(task.node);

@@ -66,6 +66,7 @@ def databases(binary, solve_args, key):
 @ray.remote
 def play(task, files, spec):
     """Plays one task's games; returns its shards (name, bytes) and figures."""
+    began = time.monotonic()
     binary = cached("kvarn", files["binary"][0], files["binary"][1][0], executable=True)
     model = cached("model.kvmodel", files["model"][0], files["model"][1][0])
     config = cached("config.toml", files["config"][0], files["config"][1][0])
@@ -92,7 +93,7 @@ def play(task, files, spec):
         with open(stats) as f:
             figures = json.load(f)
         return {"shards": shards, "stats": figures, "node": ray.get_runtime_context().get_node_id(),
-                "host": socket.gethostname()}
+                "host": socket.gethostname(), "task_seconds": time.monotonic() - began}
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -135,8 +136,9 @@ def main():
             sys.exit(1)
         for name, data in result["shards"]:
             write_atomically(spec["out"], name, data)
-        line = {"task": task["id"], "node": result["node"], "host": result["host"],
-                "seconds": time.monotonic() - started, **result["stats"]}
+        line = {**result["stats"], "task": task["id"], "node": result["node"],
+                "host": result["host"], "task_seconds": result["task_seconds"],
+                "since_start": time.monotonic() - started}
         print(json.dumps(line), flush=True)
 
 
