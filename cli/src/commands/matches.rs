@@ -358,4 +358,40 @@ fn print_report(report: &MatchReport, a_name: &str, b_name: &str) {
         report.mean_time_a().as_secs_f64() * 1e3,
         report.mean_time_b().as_secs_f64() * 1e3
     );
+    outln!("{}", endings(report, a_name));
+}
+
+/// How the finished games ended, by reason, and who won them: `too_few_men 12 (A 9, B
+/// 3), repetition 4, ...`.
+fn endings(report: &MatchReport, a_name: &str) -> String {
+    let mut by_reason: std::collections::BTreeMap<&str, [u32; 2]> = Default::default();
+    for r in &report.records {
+        let winner = match r.result.as_str() {
+            "white_wins" => Some(&r.white),
+            "black_wins" => Some(&r.black),
+            _ => None,
+        };
+        let entry = by_reason.entry(r.reason.as_str()).or_default();
+        match winner {
+            Some(w) if w == a_name => entry[0] += 1,
+            Some(_) => entry[1] += 1,
+            None => {}
+        }
+    }
+    let parts: Vec<String> = by_reason
+        .iter()
+        .map(|(reason, [a, b])| {
+            let total = report
+                .records
+                .iter()
+                .filter(|r| r.reason == *reason)
+                .count();
+            if a + b > 0 {
+                format!("{reason} {total} (A won {a}, B won {b})")
+            } else {
+                format!("{reason} {total}")
+            }
+        })
+        .collect();
+    format!("how the games ended: {}", parts.join(", "))
 }
