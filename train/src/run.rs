@@ -169,10 +169,13 @@ impl<'a> Run<'a> {
         }
         exact::check_window(&config, dir, manifest, options.allow_inexact)?;
         let (trainer, trained) = trainer(&config, dir, manifest, options, &device)?;
-        let bench_set = evaluation::bench_set(&config, dir, progress)?;
+        let (bench_set, loaded) = evaluation::bench_set(&config, dir, progress)?;
         let endgame = match (&config.solver.db, config.selfplay.endgame.enabled()) {
             (Some(db), true) => {
-                let solver = evaluation::databases(&config, db, progress)?;
+                let solver = match loaded {
+                    Some(solver) => solver,
+                    None => evaluation::databases(&config, db, progress)?,
+                };
                 Some(Arc::new(Endgame::new(Arc::new(solver))))
             }
             _ => None,

@@ -260,7 +260,8 @@ fn score_on_set(
 
 /// The solver benchmark set of the run: read from the run folder, or sampled from the
 /// databases (solved first where the configuration asks) and written there. `None` when
-/// the configuration names no databases.
+/// the configuration names no databases. The databases come back too where they had to
+/// be loaded, so that self-play's probes need not load them again.
 ///
 /// # Errors
 /// The set or the databases are unreadable, or hold positions of other rules.
@@ -268,9 +269,9 @@ pub fn bench_set(
     config: &RunConfig,
     dir: &RunDir,
     progress: Option<&ProgressBar>,
-) -> Result<Option<Vec<BenchPosition>>, RunError> {
+) -> Result<(Option<Vec<BenchPosition>>, Option<Solver>), RunError> {
     let Some(db_dir) = &config.solver.db else {
-        return Ok(None);
+        return Ok((None, None));
     };
     let path = dir.solver_set();
     if path.exists() {
@@ -282,7 +283,7 @@ pub fn bench_set(
                 expected: config.rules,
             });
         }
-        return Ok(Some(set));
+        return Ok((Some(set), None));
     }
     // The perfect player needs the databases even where the set is the committed one.
     let solver = if config.solver.build_if_missing {
@@ -290,12 +291,12 @@ pub fn bench_set(
     } else {
         None
     };
-    let set = match benchmark::committed(&config.rules, Part::Tuning) {
+    let (set, solver) = match benchmark::committed(&config.rules, Part::Tuning) {
         Some(committed) => {
             let committed = committed.map_err(RunError::Solver)?;
             let name = benchmark::committed_name(&config.rules, Part::Tuning);
             tracing::info!(set = %name, "solver benchmark from the committed set");
-            benchmark::subset(&committed, config.solver.positions)
+            (benchmark::subset(&committed, config.solver.positions), solver)
         }
         None => {
             let solver = match solver {
@@ -303,12 +304,12 @@ pub fn bench_set(
                 None => databases(config, db_dir, progress)?,
             };
             let seed = derive(config.seed, stream::SOLVER_SET, 0);
-            benchmark::sample(&solver, config.solver.positions, seed)
+            (benchmark::sample(&solver, config.solver.positions, seed), Some(solver))
         }
     };
     benchmark::write_set(&path, &config.rules, &set).map_err(RunError::Solver)?;
     tracing::info!(positions = set.len(), file = %path.display(), "solver benchmark set written");
-    Ok(Some(set))
+    Ok((Some(set), solver))
 }
 
 /// The run's databases: solved where the configuration asks (which reuses every valid
