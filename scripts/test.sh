@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tests. The export tests check ONNX files with Python's onnx and onnxruntime, the
 # metrics test reads TensorBoard files with the tensorboard package, the cluster tests
-# start a local Ray cluster (the ray package); this
+# start a local Ray cluster (the ray package), the web page's tests run its code in Node
+# and headless Chromium with npm packages (web/package-lock.json); this
 # script makes a virtual environment with them in .venv (once, from PyPI) unless
 # KVARN_PYTHON names a Python that has them, then runs the whole test suite, and the
 # CPU network path's tests once more on an emulated CPU without AVX-512.
@@ -13,6 +14,10 @@ if [ -z "${KVARN_PYTHON:-}" ]; then
         .venv/bin/pip install --quiet --disable-pip-version-check onnx onnxruntime numpy tensorboard ray
     fi
     export KVARN_PYTHON="$PWD/.venv/bin/python"
+fi
+# The web page's packages (onnxruntime-web, playwright-core), as its lock file pins them.
+if [ ! -d web/node_modules/onnxruntime-web ] || [ ! -d web/node_modules/playwright-core ]; then
+    npm ci --prefix web --no-audit --no-fund --loglevel=error
 fi
 cargo test --workspace --locked "$@"
 # The AVX2 kernel path under an emulated CPU without AVX-512 (needs qemu-user; CI sets

@@ -296,7 +296,10 @@ pub fn bench_set(
             let committed = committed.map_err(RunError::Solver)?;
             let name = benchmark::committed_name(&config.rules, Part::Tuning);
             tracing::info!(set = %name, "solver benchmark from the committed set");
-            (benchmark::subset(&committed, config.solver.positions), solver)
+            (
+                benchmark::subset(&committed, config.solver.positions),
+                solver,
+            )
         }
         None => {
             let solver = match solver {
@@ -304,7 +307,10 @@ pub fn bench_set(
                 None => databases(config, db_dir, progress)?,
             };
             let seed = derive(config.seed, stream::SOLVER_SET, 0);
-            (benchmark::sample(&solver, config.solver.positions, seed), Some(solver))
+            (
+                benchmark::sample(&solver, config.solver.positions, seed),
+                Some(solver),
+            )
         }
     };
     benchmark::write_set(&path, &config.rules, &set).map_err(RunError::Solver)?;

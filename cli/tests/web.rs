@@ -1,0 +1,211 @@
+//! The web page's rules (`web/src/rules.js`, run by Node) agree with Kvarn's on the legal
+//! moves and status of every position of 300 seeded random games per rule set, each rule
+//! set read from the model card of an exported model, as the page reads it.
+//!
+//! The page's network (its encoder, and onnxruntime-web under Node) gives Kvarn's outputs.
+//!
+//! Needs Node.js (`node` on the path, or `KVARN_NODE`) and the page's npm packages
+//! (`npm ci --prefix web`; `scripts/test.sh` runs it).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kvarn_game::{Game, Rules, Variant, encoding};
+use kvarn_model::burn::tensor::Device;
+use kvarn_model::{NetConfig, Network, Provenance, file};
+use rand::{RngExt, SeedableRng};
+
+fn node() -> String {
+    std::env::var("KVARN_NODE").unwrap_or_else(|_| "node".into())
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn require_node() {
+    let ok = Command::new(node())
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok,
+        "this test needs Node.js: install it, or set KVARN_NODE to a node binary"
+    );
+}
+
+/// Runs a script of web/test with `args`; its output, after asserting success.
+fn node_script(script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let out = Command::new(node())
+        .arg(repo().join("web/test").join(script))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{script}:\n{text}");
+    text
+}
+
+/// Exports a tiny model of `rules` into `dir`; the card's path.
+fn card(rules: Rules, dir: &Path) -> PathBuf {
+    let device = Device::flex();
+    let config = NetConfig::Mlp {
+        hidden: 8,
+        blocks: 1,
+    };
+    let net = Network::new(rules, config, &device).unwrap();
+    let model = dir.join("m.kvmodel");
+    file::save(&net, &Provenance::default(), &model).unwrap();
+    let out = dir.join("export");
+    let status = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args(["export", "--format", "onnx", "--model"])
+        .arg(&model)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    out.join("model-card.json")
+}
+
+#[test]
+fn the_pages_rules_agree_with_kvarns_on_random_games() {
+    require_node();
+    let nine = Rules::new(Variant::Nine);
+    for (i, rules) in [
+        nine,
+        nine.with_flying(false).unwrap(),
+        nine.with_repetition(false)
+            .with_no_capture_limit(Some(20))
+            .unwrap(),
+        Rules::new(Variant::Six),
+        Rules::new(Variant::Five),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let card = card(rules, dir.path());
+        let out = Command::new(node())
+            .arg(repo().join("web/test/rules-agree.mjs"))
+            .arg(&card)
+            .arg(env!("CARGO_BIN_EXE_kvarn"))
+            .args(["300", &(i + 1).to_string()])
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{rules}:\n{text}");
+        println!("{text}");
+    }
+}
+
+#[test]
+fn the_pages_network_gives_kvarns_outputs() {
+    require_node();
+    let rules = Rules::new(Variant::Nine);
+    let dir = tempfile::tempdir().unwrap();
+    let device = Device::flex();
+    device.seed(3);
+    let config = NetConfig::Mlp {
+        hidden: 32,
+        blocks: 2,
+    };
+    let net = Network::new(rules, config, &device).unwrap();
+    let model = dir.path().join("m.kvmodel");
+    file::save(&net, &Provenance::default(), &model).unwrap();
+    let site = dir.path().join("site");
+    let export = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args(["export", "--format", "web", "--model"])
+        .arg(&model)
+        .arg("--out")
+        .arg(&site)
+        .arg("--ort-dist")
+        .arg(repo().join("web/node_modules/onnxruntime-web/dist"))
+        .output()
+        .unwrap();
+    assert!(
+        export.status.success(),
+        "kvarn export --format web (run npm ci --prefix web first): {}",
+        String::from_utf8_lossy(&export.stderr)
+    );
+    // Positions of seeded random games, repetitions and removals included.
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(4);
+    let mut cases = Vec::new();
+    let mut game = Game::new(rules);
+    for _ in 0..300 {
+        if game.status().is_over() {
+            game = Game::new(rules);
+        }
+        let mut x = vec![0f32; encoding::input_len(&rules)];
+        encoding::encode_position(&rules, game.position(), game.occurrences(), &mut x);
+        let out = net.evaluate(&x, None, 1);
+        let moves: Vec<String> = game.moves().map(|m| m.to_string()).collect();
+        cases.push(serde_json::json!({
+            "moves": moves,
+            "features": x,
+            "policy_logits": out.policy_logits,
+            "wdl": out.wdl,
+        }));
+        let legal = game.legal_moves();
+        game.play_unchecked(legal[rng.random_range(0..legal.len())]);
+    }
+    let path = dir.path().join("cases.json");
+    std::fs::write(&path, serde_json::to_vec(&cases).unwrap()).unwrap();
+    let text = node_script("outputs.mjs", &[site.as_os_str(), path.as_os_str()]);
+    println!("{text}");
+}
+
+#[test]
+fn a_whole_game_against_the_shipped_model_by_clicks_in_headless_chromium() {
+    require_node();
+    let chromium = std::env::var("KVARN_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    assert!(
+        Path::new(&chromium).exists(),
+        "this test needs Chromium at {chromium} (apt-get install chromium, or set KVARN_CHROMIUM)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    let export = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args(["export", "--format", "web", "--model"])
+        .arg(repo().join("models/nine.kvmodel"))
+        .arg("--out")
+        .arg(&site)
+        .arg("--ort-dist")
+        .arg(repo().join("web/node_modules/onnxruntime-web/dist"))
+        .output()
+        .unwrap();
+    assert!(
+        export.status.success(),
+        "{}",
+        String::from_utf8_lossy(&export.stderr)
+    );
+    let shot = dir.path().join("page.png");
+    let text = node_script("browser.mjs", &[site.as_os_str(), shot.as_os_str()]);
+    let line = text.lines().rev().find(|l| l.starts_with('{')).unwrap();
+    let played: serde_json::Value = serde_json::from_str(line).unwrap();
+    // Every move the page showed is legal by Kvarn's rules, and the game ended as it says.
+    let mut game = Game::new(Rules::new(Variant::Nine));
+    game.play_text(played["moves"].as_str().unwrap())
+        .unwrap_or_else(|e| panic!("{e}: {played}"));
+    assert_eq!(
+        game.status().result_name(),
+        played["result"].as_str().unwrap(),
+        "{played}"
+    );
+    assert!(
+        std::fs::metadata(&shot).unwrap().len() > 10_000,
+        "no screenshot"
+    );
+}

@@ -1,0 +1,228 @@
+// Kvarn's rules of the mill games (docs/RULES.md), read from a model card: the board's
+// points, lines and mills and the rule switches come from the card, so one page plays
+// every variant a model was trained for. The same module runs in the browser and in
+// Node, where the tests check it against `kvarn moves` move for move.
+//
+// Points are indices in the card's order; men are bitmasks over them (at most 24 bits).
+// A decision is a placement, a slide or flight, or a removal after a mill, named as
+// Kvarn names them: `d6`, `d3-d2`, `xd2`.
+
+/** The rules of one variant, from a model card. */
+export class Rules {
+  constructor(card) {
+    const board = card.board;
+    this.points = board.points;
+    this.n = board.points.length;
+    this.adjacency = board.adjacency.map((list) => list.reduce((m, j) => m | (1 << j), 0));
+    this.mills = board.mills.map((mill) => mill.reduce((m, j) => m | (1 << j), 0));
+    this.millsAt = this.points.map((_, i) => this.mills.filter((m) => m & (1 << i)));
+    this.men = card.men_per_player;
+    const r = card.rules;
+    this.variant = r.variant;
+    this.flying = Boolean(r.flying);
+    this.repetition = r.repetition !== false;
+    this.noCaptureLimit = r.no_capture_limit === "off" || r.no_capture_limit == null ? null : r.no_capture_limit;
+    this.index = new Map(this.points.map((p, i) => [p, i]));
+  }
+
+  /** Whether `men` holds a whole mill through point `i`. */
+  closesMill(men, i) {
+    return this.millsAt[i].some((m) => (men & m) === m);
+  }
+
+  /** The men of `men` that stand in one of their owner's mills. */
+  inMills(men) {
+    let out = 0;
+    for (const m of this.mills) if ((men & m) === m) out |= m;
+    return out;
+  }
+
+  full() {
+    return this.n === 32 ? -1 : (1 << this.n) - 1;
+  }
+}
+
+const count = (bits) => {
+  let c = 0;
+  for (let b = bits; b; b &= b - 1) c++;
+  return c;
+};
+
+const indices = (bits) => {
+  const out = [];
+  for (let i = 0; bits >>> i; i++) if (bits & (1 << i)) out.push(i);
+  return out;
+};
+
+/** One position: men per side, men in hand, side to move, pending removal, counters. */
+export class Position {
+  constructor(rules) {
+    this.men = [0, 0];
+    this.hand = [rules.men, rules.men];
+    this.side = 0;
+    this.pending = false;
+    this.noCapture = 0;
+    this.turns = 0;
+  }
+
+  clone() {
+    const p = Object.create(Position.prototype);
+    Object.assign(p, this, { men: [...this.men], hand: [...this.hand] });
+    return p;
+  }
+
+  /** What makes two positions the same for repetition (RULES.md). */
+  key() {
+    return `${this.men[0]},${this.men[1]},${this.hand[0]},${this.hand[1]},${this.side},${this.pending ? 1 : 0}`;
+  }
+
+  menLeft(c) {
+    return count(this.men[c]) + this.hand[c];
+  }
+
+  canFly(rules, c) {
+    return rules.flying && this.hand[c] === 0 && count(this.men[c]) === 3;
+  }
+
+  /** The legal decisions of the side to move (the game's end is not looked at). */
+  legalMoves(rules) {
+    const us = this.side;
+    const them = 1 - us;
+    const empty = rules.full() & ~(this.men[0] | this.men[1]);
+    if (this.pending) {
+      const opp = this.men[them];
+      const free = opp & ~rules.inMills(opp);
+      return indices(free || opp).map((from) => ({ kind: "remove", from }));
+    }
+    if (this.hand[us] > 0) return indices(empty).map((to) => ({ kind: "place", to }));
+    const fly = this.canFly(rules, us);
+    const out = [];
+    for (const from of indices(this.men[us])) {
+      const targets = fly ? empty : rules.adjacency[from] & empty;
+      for (const to of indices(targets)) out.push({ kind: "shift", from, to });
+    }
+    return out;
+  }
+
+  /** Plays a legal decision. */
+  play(rules, move) {
+    const us = this.side;
+    if (move.kind === "remove") {
+      this.men[1 - us] &= ~(1 << move.from);
+      this.pending = false;
+      this.endTurn(true);
+      return;
+    }
+    if (move.kind === "place") {
+      this.men[us] |= 1 << move.to;
+      this.hand[us] -= 1;
+    } else {
+      this.men[us] = (this.men[us] & ~(1 << move.from)) | (1 << move.to);
+    }
+    // A closed mill earns a removal when the opponent has a man on the board.
+    if (this.men[1 - us] && rules.closesMill(this.men[us], move.to)) this.pending = true;
+    else this.endTurn(false);
+  }
+
+  endTurn(removed) {
+    this.noCapture = removed ? 0 : this.noCapture + 1;
+    this.turns += 1;
+    this.side = 1 - this.side;
+  }
+
+  /** The game's status here, the position having occurred `occurrences` times. */
+  status(rules, occurrences) {
+    for (const c of [0, 1]) {
+      if (this.menLeft(c) < 3) return { over: true, winner: 1 - c, reason: "too_few_men" };
+    }
+    if (this.pending) return { over: false };
+    if (this.legalMoves(rules).length === 0) return { over: true, winner: 1 - this.side, reason: "blocked" };
+    if (rules.repetition && occurrences >= 3) return { over: true, winner: null, reason: "repetition" };
+    if (rules.noCaptureLimit != null && this.noCapture >= rules.noCaptureLimit) {
+      return { over: true, winner: null, reason: "no_capture" };
+    }
+    return { over: false };
+  }
+}
+
+/** A game: positions since the start, with repetition counts, and undo. */
+export class Game {
+  constructor(rules, start = new Position(rules)) {
+    this.rules = rules;
+    this.frames = [];
+    this.counts = new Map();
+    this.push(start, null);
+  }
+
+  push(pos, move) {
+    const key = pos.key();
+    const occurrences = (this.counts.get(key) || 0) + 1;
+    this.counts.set(key, occurrences);
+    this.frames.push({ pos, move, key, occurrences, status: pos.status(this.rules, occurrences) });
+  }
+
+  get top() {
+    return this.frames[this.frames.length - 1];
+  }
+
+  get position() {
+    return this.top.pos;
+  }
+
+  get occurrences() {
+    return this.top.occurrences;
+  }
+
+  status() {
+    return this.top.status;
+  }
+
+  /** The legal decisions; none once the game is over. */
+  legalMoves() {
+    return this.status().over ? [] : this.position.legalMoves(this.rules);
+  }
+
+  /** Plays `move` (an object or its name); throws with the reason when it is illegal. */
+  play(move) {
+    const m = typeof move === "string" ? this.parse(move) : move;
+    const name = this.name(m);
+    if (!this.legalMoves().some((x) => this.name(x) === name)) {
+      throw new Error(this.status().over ? `the game is over (${this.status().reason})` : `${name} is not legal here`);
+    }
+    const pos = this.position.clone();
+    pos.play(this.rules, m);
+    this.push(pos, m);
+  }
+
+  undo() {
+    if (this.frames.length < 2) return null;
+    const f = this.frames.pop();
+    const left = this.counts.get(f.key) - 1;
+    if (left) this.counts.set(f.key, left);
+    else this.counts.delete(f.key);
+    return f.move;
+  }
+
+  name(m) {
+    const p = this.rules.points;
+    if (m.kind === "place") return p[m.to];
+    if (m.kind === "shift") return `${p[m.from]}-${p[m.to]}`;
+    return `x${p[m.from]}`;
+  }
+
+  parse(text) {
+    const point = (s) => {
+      const i = this.rules.index.get(s);
+      if (i === undefined) throw new Error(`${s} is not a point of this board`);
+      return i;
+    };
+    const t = text.trim();
+    if (t.startsWith("x")) return { kind: "remove", from: point(t.slice(1)) };
+    const [a, b] = t.split("-");
+    return b === undefined ? { kind: "place", to: point(a) } : { kind: "shift", from: point(a), to: point(b) };
+  }
+
+  moves() {
+    return this.frames.slice(1).map((f) => this.name(f.move));
+  }
+}
