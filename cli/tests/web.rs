@@ -167,16 +167,9 @@ fn the_pages_network_gives_kvarns_outputs() {
     println!("{text}");
 }
 
-#[test]
-fn a_whole_game_against_the_shipped_model_by_clicks_in_headless_chromium() {
-    require_node();
-    let chromium = std::env::var("KVARN_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    assert!(
-        Path::new(&chromium).exists(),
-        "this test needs Chromium at {chromium} (apt-get install chromium, or set KVARN_CHROMIUM)"
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
+/// The shipped Nine model exported as a web site into `dir`.
+fn shipped_site(dir: &Path) -> PathBuf {
+    let site = dir.join("site");
     let export = Command::new(env!("CARGO_BIN_EXE_kvarn"))
         .args(["export", "--format", "web", "--model"])
         .arg(repo().join("models/nine.kvmodel"))
@@ -191,6 +184,38 @@ fn a_whole_game_against_the_shipped_model_by_clicks_in_headless_chromium() {
         "{}",
         String::from_utf8_lossy(&export.stderr)
     );
+    site
+}
+
+#[test]
+fn the_pages_search_beats_its_raw_policy_over_200_games() {
+    require_node();
+    let dir = tempfile::tempdir().unwrap();
+    let site = shipped_site(dir.path());
+    let text = node_script(
+        "search-vs-policy.mjs",
+        &[site.as_os_str(), "200".as_ref(), "64".as_ref()],
+    );
+    println!("{text}");
+    let score: f64 = text
+        .split("score ")
+        .nth(1)
+        .and_then(|t| t.split('%').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no score in {text}"));
+    assert!(score >= 60.0, "{text}");
+}
+
+#[test]
+fn a_whole_game_against_the_shipped_model_by_clicks_in_headless_chromium() {
+    require_node();
+    let chromium = std::env::var("KVARN_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    assert!(
+        Path::new(&chromium).exists(),
+        "this test needs Chromium at {chromium} (apt-get install chromium, or set KVARN_CHROMIUM)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let site = shipped_site(dir.path());
     let shot = dir.path().join("page.png");
     let text = node_script("browser.mjs", &[site.as_os_str(), shot.as_os_str()]);
     let line = text.lines().rev().find(|l| l.starts_with('{')).unwrap();
