@@ -19,6 +19,10 @@ pub enum Metric {
     Seconds,
     /// Self-play positions per second.
     SelfPlayPositionsPerSecond,
+    /// Share of the generation's self-play games whose result the endgame databases gave.
+    SelfPlayAdjudicated,
+    /// Share of them that reached a certain database position and were played on.
+    SelfPlayPlayedOut,
     /// Optimiser steps per second.
     TrainStepsPerSecond,
     /// Samples in the replay window.
@@ -97,6 +101,8 @@ impl Metric {
             Metric::Promoted => "eval/promoted".into(),
             Metric::Seconds => "run/generation_seconds".into(),
             Metric::SelfPlayPositionsPerSecond => "selfplay/positions_per_second".into(),
+            Metric::SelfPlayAdjudicated => "selfplay/adjudicated_share".into(),
+            Metric::SelfPlayPlayedOut => "selfplay/played_out_share".into(),
             Metric::TrainStepsPerSecond => "train/steps_per_second".into(),
             Metric::WindowSamples => "train/window_samples".into(),
             Metric::LossPolicy => "train/loss_policy_generation".into(),
@@ -125,6 +131,8 @@ impl Metric {
             Metric::Promoted => "promoted".into(),
             Metric::Seconds => "seconds".into(),
             Metric::SelfPlayPositionsPerSecond => "self-play positions/s".into(),
+            Metric::SelfPlayAdjudicated => "games adjudicated".into(),
+            Metric::SelfPlayPlayedOut => "games played on from the databases".into(),
             Metric::TrainStepsPerSecond => "training steps/s".into(),
             Metric::WindowSamples => "window samples".into(),
             Metric::LossPolicy => "policy loss".into(),
@@ -156,6 +164,7 @@ impl Metric {
             Metric::Promoted => Format::YesNo,
             Metric::Seconds | Metric::Elo(_) => Format::Fixed(1),
             Metric::SelfPlayPositionsPerSecond => Format::Fixed(0),
+            Metric::SelfPlayAdjudicated | Metric::SelfPlayPlayedOut => Format::Share,
             Metric::TrainStepsPerSecond => Format::Fixed(2),
             Metric::LossPolicy | Metric::LossValue => Format::Fixed(4),
             Metric::Score(_)
@@ -176,6 +185,15 @@ impl Metric {
             Metric::Promoted => Some(f64::from(u8::from(record.promoted))),
             Metric::Seconds => Some(record.seconds),
             Metric::SelfPlayPositionsPerSecond => Some(record.selfplay.positions_per_second),
+            Metric::SelfPlayAdjudicated | Metric::SelfPlayPlayedOut => {
+                let s = &record.selfplay;
+                let n = if *self == Metric::SelfPlayAdjudicated {
+                    s.adjudicated
+                } else {
+                    s.played_out
+                };
+                (s.games > 0).then(|| n as f64 / s.games as f64)
+            }
             Metric::TrainStepsPerSecond => Some(record.training.steps_per_second),
             Metric::WindowSamples => Some(record.training.window_samples as f64),
             Metric::LossPolicy => Some(record.training.loss_policy),
@@ -242,6 +260,9 @@ pub fn metrics_of(config: &RunConfig) -> Vec<Metric> {
         Metric::LossPolicy,
         Metric::LossValue,
     ];
+    if config.selfplay.endgame.enabled() {
+        out.extend([Metric::SelfPlayAdjudicated, Metric::SelfPlayPlayedOut]);
+    }
     for o in opponents(config) {
         out.extend([Metric::Score(o), Metric::Elo(o), Metric::Failed(o)]);
         if o == Opponent::Perfect {
