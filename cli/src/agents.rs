@@ -82,6 +82,8 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
     let search = SearchConfig {
         simulations: simulations.unwrap_or(64),
         contempt,
+        // Bounded per game: a match keeps a player for each game in flight.
+        cache_entries: 100_000,
         ..SearchConfig::default()
     };
     let limits = Limits {

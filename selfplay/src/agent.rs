@@ -80,7 +80,7 @@ impl<E: Evaluator + Clone + Send + Sync + 'static> SearchPlayer<E> {
                 SearchContext::new(rules, self.config.clone()).with_endgame(self.endgame.clone()),
             ),
             evaluator: self.evaluator.clone(),
-            cache: EvalCache::new(self.config.cache_entries.min(100_000)),
+            cache: EvalCache::new(self.config.cache_entries),
             rng: Pcg64Mcg::seed_from_u64(game_seed),
             limits: self.limits,
             last: None,
@@ -141,8 +141,13 @@ impl<E: Evaluator> SearchAgent<E> {
         mut info: Option<&mut dyn FnMut(&str)>,
     ) -> SearchResult {
         let started = Instant::now();
-        let cap = limits.nodes.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
-        let grows = limits.movetime.is_some() || cap.is_none();
+        let mut cap = limits.nodes.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        if self.ctx.config.root == RootSearch::Gumbel {
+            // Gumbel's halving is planned for a fixed number of simulations: it cannot grow.
+            cap = Some(cap.unwrap_or(self.ctx.config.simulations));
+        }
+        let grows = (limits.movetime.is_some() || cap.is_none())
+            && self.ctx.config.root != RootSearch::Gumbel;
         let mut search = GameSearch::new(game.clone());
         search.start(
             if grows {

@@ -553,8 +553,9 @@ impl GameSearch {
         best.1
     }
 
-    /// The child of `id` with the most visits, ties broken by value and then by the
-    /// lower index: the greedy move, and each step of the principal variation.
+    /// The child of `id` with the most visits, ties broken by value, then by prior (so
+    /// that a search stopped before it visited anything plays the policy's move), then by
+    /// the lower index: the greedy move, and each step of the principal variation.
     pub fn most_visited_child(&self, ctx: &SearchContext, id: NodeId) -> Option<NodeId> {
         let side = self.tree.node(id).side;
         let draw = self.draw_value(ctx, side);
@@ -563,6 +564,7 @@ impl GameSearch {
             na.visits
                 .cmp(&nb.visits)
                 .then(na.q_for(side, draw).total_cmp(&nb.q_for(side, draw)))
+                .then(na.prior.total_cmp(&nb.prior))
                 .then(b.cmp(&a))
         })
     }

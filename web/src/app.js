@@ -28,12 +28,14 @@ class Page {
     this.human = 0;
     this.selected = null;
     this.dragFrom = null;
-    this.thinking = false;
+    this.thinking = false; // the model is choosing its move
+    this.token = 0; // the search whose answer is still wanted
     this.analysis = null;
     this.newGame();
   }
 
   newGame() {
+    this.cancel();
     this.game = new Game(this.rules);
     this.selected = null;
     this.analysis = null;
@@ -61,16 +63,34 @@ class Page {
     await this.think(modelsTurn);
   }
 
-  async think(play) {
-    this.thinking = true;
-    document.body.dataset.thinking = "1";
-    const simulations = Number($("strength").value);
-    const ply = this.game.frames.length;
-    if (play) this.say("The model is thinking…");
-    const result = await search(this.game, this.model, play ? simulations : Math.min(simulations, 64));
+  /** Forgets the search running, if any: its answer will be ignored. */
+  cancel() {
+    this.token += 1;
     this.thinking = false;
     delete document.body.dataset.thinking;
-    if (ply !== this.game.frames.length) return; // the game changed meanwhile (undo, new)
+  }
+
+  /** The model's move (`play`) or its view of the person's position, searched on a copy
+   * of the game so that nothing the person does meanwhile is disturbed. */
+  async think(play) {
+    const token = ++this.token;
+    this.thinking = play;
+    document.body.dataset.thinking = "1";
+    const simulations = Number($("strength").value);
+    if (play) this.say("The model is thinking…");
+    let result;
+    try {
+      result = await search(this.game.clone(), this.model, play ? simulations : Math.min(simulations, 64));
+    } catch (e) {
+      if (token === this.token) {
+        this.cancel();
+        this.say(`The model could not search: ${e.message}`, true);
+      }
+      return;
+    }
+    if (token !== this.token) return; // a new game, an undo or a move came meanwhile
+    this.thinking = false;
+    delete document.body.dataset.thinking;
     this.analysis = result;
     if (play) {
       this.game.play(result.move);
@@ -113,18 +133,19 @@ class Page {
     }
     this.selected = null;
     this.analysis = null;
+    this.cancel();
     this.game.play(move);
     this.after();
   }
 
   undo() {
-    if (this.thinking) return;
-    // Back to the person's last turn: undo the model's decisions and the person's last.
-    let undone = 0;
+    this.cancel();
+    // Back to the start of the person's last turn (before a mill's removal too): undo the
+    // model's decisions and the person's last.
     while (this.game.frames.length > 1) {
       this.game.undo();
-      undone++;
-      if (this.game.position.side === this.human && undone >= 1) break;
+      const pos = this.game.position;
+      if (pos.side === this.human && !pos.pending) break;
     }
     this.selected = null;
     this.analysis = null;
@@ -162,12 +183,17 @@ class Page {
           cx, cy, r: 0.3, "data-point": name, "data-man": c === 0 ? "white" : "black",
           class: `man ${c === 0 ? "white" : "black"}${this.selected === i ? " selected" : ""}`,
         });
-        man.addEventListener("pointerdown", () => (this.dragFrom = c === pos.side ? i : null));
+        man.addEventListener("pointerdown", (e) => {
+          this.dragFrom = c === pos.side ? i : null;
+          // Touch captures the pointer on the man; release it so that the pointer's
+          // release lands on the point it is over.
+          if (e.target.hasPointerCapture?.(e.pointerId)) e.target.releasePointerCapture(e.pointerId);
+        });
         man.addEventListener("pointerup", () => this.choose(i, this.dragFrom));
       }
       if (last && (last.to === i || (last.kind === "remove" && last.from === i))) el("circle", { cx, cy, r: 0.4, class: "last" });
     });
-    svg.onpointerup = () => setTimeout(() => (this.dragFrom = null), 0);
+    document.onpointerup = () => setTimeout(() => (this.dragFrom = null), 0);
     this.showAnalysis();
     $("moves").textContent = this.game.moves().join(" ");
   }

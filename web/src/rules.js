@@ -161,6 +161,15 @@ export class Game {
     this.frames.push({ pos, move, key, occurrences, status: pos.status(this.rules, occurrences) });
   }
 
+  /** A copy to search on: positions are never changed once played, so frames are shared. */
+  clone() {
+    const g = Object.create(Game.prototype);
+    g.rules = this.rules;
+    g.frames = [...this.frames];
+    g.counts = new Map(this.counts);
+    return g;
+  }
+
   get top() {
     return this.frames[this.frames.length - 1];
   }

@@ -50,17 +50,34 @@ def cached(name, digest, ref, executable=False):
 
 
 def databases(binary, solve_args, key):
-    """The endgame databases on this node, solved once under a lock."""
+    """The endgame databases on this node, solved once (under a lock, marked when done)."""
     folder = os.path.join(CACHE, f"db-{key}")
+    done = os.path.join(CACHE, f"db-{key}.done")
+    if os.path.exists(done):
+        return folder
     with open(os.path.join(CACHE, f"db-{key}.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        subprocess.run(
-            [binary, *solve_args, "--out", folder],
-            check=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        if not os.path.exists(done):
+            subprocess.run(
+                [binary, *solve_args, "--out", folder],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                preexec_fn=die_with_parent,
+            )
+            open(done, "w").close()
     return folder
+
+
+def die_with_parent():
+    """In the child: be killed when the worker that started it dies (Linux), so that a
+    task whose worker was killed leaves no kvarn running while Ray retries it."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except OSError:
+        pass
 
 
 @ray.remote
@@ -82,7 +99,9 @@ def play(task, files, spec):
         ]
         if spec["solve"] is not None:
             command += ["--db", databases(binary, spec["solve"], spec["solve_key"])]
-        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        done = subprocess.run(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=die_with_parent
+        )
         if done.returncode != 0:
             tail = done.stderr.decode(errors="replace")[-2000:]
             raise RuntimeError(f"kvarn selfplay exited with {done.returncode}: {tail}")

@@ -100,6 +100,8 @@ fn opponent_spec(config: &RunConfig, opponent: &Opponent) -> Option<AgentSpec> {
 fn player(config: &RunConfig, name: String, network: &Network) -> impl AgentFactory + use<> {
     let search = SearchConfig {
         simulations: config.run.eval_simulations,
+        // Bounded per game: evaluation keeps a player for each game in flight.
+        cache_entries: config.search.cache_entries.min(100_000),
         ..config.search.clone()
     };
     let engine = Inference::new(network, InferencePath::Fastest).single_threaded();
