@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Self-play on a local Ray cluster against self-play here, back to back: one Six
-# generation of GAMES games (default 128, 64 simulations, MLP 64x2) played
+# generation of GAMES games (default 512, 160 simulations, MLP 256x3 as configs/six.toml)
+# played
 #   1. here, one thread;
 #   2. on a Ray cluster of one node with one CPU (one worker process);
 #   3. on a Ray cluster of two nodes with one CPU each (two worker processes).
@@ -14,8 +15,8 @@
 # it). Stops every Ray process of this user when done (ray stop --force).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-games=${1:-128}
-per_task=${2:-16}
+games=${1:-512}
+per_task=${2:-64}
 python=${KVARN_PYTHON:-$PWD/.venv/bin/python}
 ray_cli=$(dirname "$python")/ray
 kvarn=$PWD/target/release/kvarn
@@ -30,10 +31,10 @@ seed = 5
 variant = "six"
 [network]
 kind = "mlp"
-hidden = 64
-blocks = 2
+hidden = 256
+blocks = 3
 [search]
-simulations = 64
+simulations = 160
 [selfplay]
 threads = 1
 games_per_thread = 16
@@ -78,7 +79,7 @@ print()
 EOF
 }
 
-echo "bench ray: Six, $games games, 64 simulations, tasks of $per_task games, $(nproc) cores"
+echo "bench ray: Six, $games games, 160 simulations, MLP 256x3, tasks of $per_task games, $(nproc) cores"
 run "here, 1 thread" local auto
 "$ray_cli" stop --force >/dev/null 2>&1 || true
 "$ray_cli" start --head --port=6399 --num-cpus=1 --include-dashboard=false --disable-usage-stats >/dev/null
