@@ -34,14 +34,7 @@ fn a_database_win_is_certain_exactly_while_it_fits_in_the_no_capture_count() {
     let solved_rules = Rules::new(Variant::Nine);
     let solver = Solver::solve_endgames(solved_rules, 3, |_, _| {});
     let rules = solved_rules.with_no_capture_limit(Some(LIMIT)).unwrap();
-    let s = Subspace {
-        w_on: 3,
-        b_on: 3,
-        w_hand: 0,
-        b_hand: 0,
-        side: Color::White,
-        pending: false,
-    };
+    let s = Subspace::moving(3, 3, Color::White, false);
     let (mut checked, mut drawn_past_the_bound) = (0, 0);
     for i in (0..solver.size(&s)).step_by(97) {
         let Some(pos) = solver.position_at(&s, i) else {
@@ -94,14 +87,7 @@ fn draws_stay_draws_and_repetitions_or_pending_removals_move_the_bound() {
     let solved_rules = Rules::new(Variant::Nine);
     let solver = Solver::solve_endgames(solved_rules, 3, |_, _| {});
     let rules = solved_rules.with_no_capture_limit(Some(LIMIT)).unwrap();
-    let subspace = |pending| Subspace {
-        w_on: 3,
-        b_on: 3,
-        w_hand: 0,
-        b_hand: 0,
-        side: Color::White,
-        pending,
-    };
+    let subspace = |pending| Subspace::moving(3, 3, Color::White, pending);
     let first = |pending| {
         (0..solver.size(&subspace(pending)))
             .find_map(|i| solver.position_at(&subspace(pending), i))

@@ -26,14 +26,7 @@ fn databases_never_panic() {
     let budget = Duration::from_secs(env_or("KVARN_FUZZ_SECONDS", 20));
     let seed = env_or("KVARN_FUZZ_SEED", 1);
     let rules = Rules::new(Variant::Five);
-    let s = Subspace {
-        w_on: 3,
-        b_on: 3,
-        w_hand: 0,
-        b_hand: 0,
-        side: Color::White,
-        pending: false,
-    };
+    let s = Subspace::moving(3, 3, Color::White, false);
     let len = Solver::new(rules).size(&s);
     let dir = tempfile::tempdir().unwrap();
     let mut rng = Pcg64Mcg::seed_from_u64(seed);

@@ -53,14 +53,7 @@ fn nine_mens_morris_three_against_three_with_flying_is_mostly_won_by_the_mover()
     let rules = Rules::new(Variant::Nine);
     let solver = Solver::solve_endgames(rules, 3, |_, _| {});
     solver.check_consistency().unwrap();
-    let s = kvarn_eval::solver::Subspace {
-        w_on: 3,
-        b_on: 3,
-        w_hand: 0,
-        b_hand: 0,
-        side: kvarn_game::Color::White,
-        pending: false,
-    };
+    let s = kvarn_eval::solver::Subspace::moving(3, 3, kvarn_game::Color::White, false);
     let table = solver.table(&s).unwrap();
     let (mut won, mut total) = (0, 0);
     for &v in table.iter().filter(|&&v| v != u16::MAX) {

@@ -27,14 +27,7 @@ fn nine_three_against_three() -> (Rules, Arc<Solver>) {
 
 /// Positions of the 3 v 3 table, White to move, spread over it.
 fn positions(solver: &Solver, n: usize) -> Vec<kvarn_game::Position> {
-    let s = Subspace {
-        w_on: 3,
-        b_on: 3,
-        w_hand: 0,
-        b_hand: 0,
-        side: Color::White,
-        pending: false,
-    };
+    let s = Subspace::moving(3, 3, Color::White, false);
     let size = solver.size(&s);
     (0..size)
         .step_by(size / (4 * n))

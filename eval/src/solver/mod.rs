@@ -103,6 +103,18 @@ pub struct Subspace {
 }
 
 impl Subspace {
+    /// A subspace of the moving phase: no men in hand.
+    pub fn moving(w_on: u8, b_on: u8, side: Color, pending: bool) -> Subspace {
+        Subspace {
+            w_on,
+            b_on,
+            w_hand: 0,
+            b_hand: 0,
+            side,
+            pending,
+        }
+    }
+
     /// The subspace of a position.
     pub fn of(pos: &Position) -> Subspace {
         Subspace {
@@ -133,14 +145,7 @@ pub enum Step {
 
 impl Step {
     fn moving_unit(w_on: u8, b_on: u8) -> [Subspace; 2] {
-        [Color::White, Color::Black].map(|side| Subspace {
-            w_on,
-            b_on,
-            w_hand: 0,
-            b_hand: 0,
-            side,
-            pending: false,
-        })
+        [Color::White, Color::Black].map(|side| Subspace::moving(w_on, b_on, side, false))
     }
 
     /// The subspaces the step solves.
@@ -156,14 +161,7 @@ impl Step {
 /// to fewer men), then both sides to move together.
 fn moving_steps(w_on: u8, b_on: u8, plan: &mut Vec<Step>) {
     for side in Color::BOTH {
-        plan.push(Step::Direct(Subspace {
-            w_on,
-            b_on,
-            w_hand: 0,
-            b_hand: 0,
-            side,
-            pending: true,
-        }));
+        plan.push(Step::Direct(Subspace::moving(w_on, b_on, side, true)));
     }
     plan.push(Step::Moving { w_on, b_on });
 }
