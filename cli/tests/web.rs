@@ -50,6 +50,28 @@ fn node_script(script: &str, args: &[&std::ffi::OsStr]) -> String {
     text
 }
 
+/// `kvarn export --format FORMAT` of `model` into `out` (`web` with the page's runtime
+/// from web/node_modules), asserting success.
+fn export(model: &Path, format: &str, out: &Path) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kvarn"));
+    command
+        .args(["export", "--format", format, "--model"])
+        .arg(model)
+        .arg("--out")
+        .arg(out);
+    if format == "web" {
+        command
+            .arg("--ort-dist")
+            .arg(repo().join("web/node_modules/onnxruntime-web/dist"));
+    }
+    let done = command.output().unwrap();
+    assert!(
+        done.status.success(),
+        "kvarn export --format {format} (for web, run npm ci --prefix web first): {}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+}
+
 /// Exports a tiny model of `rules` into `dir`; the card's path.
 fn card(rules: Rules, dir: &Path) -> PathBuf {
     let device = Device::flex();
@@ -61,18 +83,7 @@ fn card(rules: Rules, dir: &Path) -> PathBuf {
     let model = dir.join("m.kvmodel");
     file::save(&net, &Provenance::default(), &model).unwrap();
     let out = dir.join("export");
-    let status = Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .args(["export", "--format", "onnx", "--model"])
-        .arg(&model)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    export(&model, "onnx", &out);
     out.join("model-card.json")
 }
 
@@ -94,20 +105,17 @@ fn the_pages_rules_agree_with_kvarns_on_random_games() {
     {
         let dir = tempfile::tempdir().unwrap();
         let card = card(rules, dir.path());
-        let out = Command::new(node())
-            .arg(repo().join("web/test/rules-agree.mjs"))
-            .arg(&card)
-            .arg(env!("CARGO_BIN_EXE_kvarn"))
-            .args(["300", &(i + 1).to_string()])
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(out.status.success(), "{rules}:\n{text}");
-        println!("{text}");
+        // Shown with the script's output should it fail.
+        println!("{rules}");
+        let seed = (i + 1).to_string();
+        let kvarn = Path::new(env!("CARGO_BIN_EXE_kvarn"));
+        let args = [
+            card.as_os_str(),
+            kvarn.as_os_str(),
+            "300".as_ref(),
+            seed.as_ref(),
+        ];
+        println!("{}", node_script("rules-agree.mjs", &args));
     }
 }
 
@@ -126,20 +134,7 @@ fn the_pages_network_gives_kvarns_outputs() {
     let model = dir.path().join("m.kvmodel");
     file::save(&net, &Provenance::default(), &model).unwrap();
     let site = dir.path().join("site");
-    let export = Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .args(["export", "--format", "web", "--model"])
-        .arg(&model)
-        .arg("--out")
-        .arg(&site)
-        .arg("--ort-dist")
-        .arg(repo().join("web/node_modules/onnxruntime-web/dist"))
-        .output()
-        .unwrap();
-    assert!(
-        export.status.success(),
-        "kvarn export --format web (run npm ci --prefix web first): {}",
-        String::from_utf8_lossy(&export.stderr)
-    );
+    export(&model, "web", &site);
     // Positions of seeded random games, repetitions and removals included.
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(4);
     let mut cases = Vec::new();
@@ -170,20 +165,7 @@ fn the_pages_network_gives_kvarns_outputs() {
 /// The shipped Nine model exported as a web site into `dir`.
 fn shipped_site(dir: &Path) -> PathBuf {
     let site = dir.join("site");
-    let export = Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .args(["export", "--format", "web", "--model"])
-        .arg(repo().join("models/nine.kvmodel"))
-        .arg("--out")
-        .arg(&site)
-        .arg("--ort-dist")
-        .arg(repo().join("web/node_modules/onnxruntime-web/dist"))
-        .output()
-        .unwrap();
-    assert!(
-        export.status.success(),
-        "{}",
-        String::from_utf8_lossy(&export.stderr)
-    );
+    export(&repo().join("models/nine.kvmodel"), "web", &site);
     site
 }
 

@@ -207,15 +207,8 @@ pub fn play(
         .map_err(|e| RunError::Cluster(format!("waiting for the driver: {e}")))?;
     let errors = errors.join().unwrap_or_default();
     if !status.success() {
-        let tail: String = errors
-            .lines()
-            .rev()
-            .take(20)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect::<Vec<_>>()
-            .join("\n");
+        let lines: Vec<&str> = errors.lines().collect();
+        let tail = lines[lines.len().saturating_sub(20)..].join("\n");
         return Err(RunError::Cluster(format!(
             "the Ray driver failed ({status}); the shards written stay, and --resume plays the rest:\n{tail}"
         )));
