@@ -142,6 +142,19 @@ pub fn play_game(
     for &mv in opening {
         game.play_unchecked(mv);
     }
+    play_on(game, white, black)
+}
+
+/// Plays `game` on from where it stands to its end.
+///
+/// # Errors
+/// When an agent fails or chooses an illegal move.
+pub fn play_on(
+    mut game: Game,
+    white: &mut dyn Agent,
+    black: &mut dyn Agent,
+) -> Result<PlayedGame, EvalError> {
+    let rules = *game.rules();
     let mut times = [(Duration::ZERO, 0u64); 2];
     let capped = rules.no_capture_limit().is_none() && !rules.repetition();
     while !game.status().is_over() {
@@ -168,7 +181,7 @@ pub fn play_game(
     })
 }
 
-/// The two agents of a match, their names, and the openings.
+/// The two agents of a match, their names, and where its games start.
 struct Sides<'a> {
     cfg: &'a MatchConfig,
     a: &'a dyn AgentFactory,
@@ -176,6 +189,9 @@ struct Sides<'a> {
     a_name: String,
     b_name: String,
     lines: Vec<Vec<Move>>,
+    /// Start positions (game `i` from the `i`th, the first agent to move); none: from the
+    /// openings.
+    starts: Option<&'a [Game]>,
 }
 
 impl<'a> Sides<'a> {
@@ -188,17 +204,28 @@ impl<'a> Sides<'a> {
             a_name: a.name(),
             b_name: b.name(),
             lines: openings(&cfg.rules, pairs, cfg.opening_plies, cfg.seed),
+            starts: None,
         }
     }
 
-    /// Game `i`: opening `i / 2`, the first agent White in even games.
+    /// Game `i`: from start position `i` with the first agent to move, or else from
+    /// opening `i / 2` with the first agent White in even games.
     fn play(&self, i: usize) -> Result<Played, EvalError> {
         let cfg = self.cfg;
-        let opening = &self.lines[i / 2];
+        let (opening, start, a_white): (&[Move], _, _) = match self.starts {
+            Some(starts) => {
+                let game = &starts[i];
+                (
+                    &[],
+                    Some(game),
+                    game.position().side_to_move() == Color::White,
+                )
+            }
+            None => (&self.lines[i / 2], None, i.is_multiple_of(2)),
+        };
         // Each agent of each game its own stream, whatever the other games.
         let mut a = self.a.build(cfg.rules, derive(cfg.seed, 0, i as u64))?;
         let mut b = self.b.build(cfg.rules, derive(cfg.seed, 1, i as u64))?;
-        let a_white = i.is_multiple_of(2);
         let (white_spec, black_spec) = if a_white {
             (&self.a_name, &self.b_name)
         } else {
@@ -208,10 +235,20 @@ impl<'a> Sides<'a> {
             game,
             status,
             times,
-        } = if a_white {
-            play_game(cfg.rules, opening, a.as_mut(), b.as_mut())
-        } else {
-            play_game(cfg.rules, opening, b.as_mut(), a.as_mut())
+        } = {
+            let (white, black) = if a_white {
+                (a.as_mut(), b.as_mut())
+            } else {
+                (b.as_mut(), a.as_mut())
+            };
+            match start {
+                Some(game) => {
+                    white.new_game()?;
+                    black.new_game()?;
+                    play_on(game.clone(), white, black)
+                }
+                None => play_game(cfg.rules, opening, white, black),
+            }
         }
         .map_err(|e| EvalError::Game {
             game: i,
@@ -227,6 +264,7 @@ impl<'a> Sides<'a> {
             game: i,
             white: white_spec.clone(),
             black: black_spec.clone(),
+            start: start.map(|g| g.position().to_position_string(&cfg.rules)),
             opening: opening.iter().map(Move::to_string).collect(),
             moves: game.moves().map(|m| m.to_string()).collect(),
             result: if status.is_over() {
@@ -292,7 +330,41 @@ pub fn run_match(
     on_game: impl Fn(&GameRecord) + Sync,
 ) -> Result<MatchReport, EvalError> {
     let sides = Sides::new(cfg, a_factory, b_factory);
-    let played: Vec<Result<Played, EvalError>> = (0..cfg.games)
+    play_all(&sides, cfg.games, on_game)
+}
+
+/// Plays a game from each of `starts` (positions of `cfg.rules`; `cfg.games` and
+/// `cfg.opening_plies` are not used), the first agent always the side to move: from
+/// benchmark positions, whether an agent holds a draw or wins a won game.
+///
+/// # Errors
+/// None today, as [`run_match`].
+pub fn run_from_positions(
+    cfg: &MatchConfig,
+    starts: &[Game],
+    a_factory: &dyn AgentFactory,
+    b_factory: &dyn AgentFactory,
+    on_game: impl Fn(&GameRecord) + Sync,
+) -> Result<MatchReport, EvalError> {
+    let sides = Sides {
+        cfg,
+        a: a_factory,
+        b: b_factory,
+        a_name: a_factory.name(),
+        b_name: b_factory.name(),
+        lines: Vec::new(),
+        starts: Some(starts),
+    };
+    play_all(&sides, starts.len(), on_game)
+}
+
+/// Plays games `0..games` of `sides` in parallel.
+fn play_all(
+    sides: &Sides<'_>,
+    games: usize,
+    on_game: impl Fn(&GameRecord) + Sync,
+) -> Result<MatchReport, EvalError> {
+    let played: Vec<Result<Played, EvalError>> = (0..games)
         .into_par_iter()
         .map(|i| {
             let p = sides.play(i)?;

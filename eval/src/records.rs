@@ -24,6 +24,9 @@ pub struct GameRecord {
     pub white: String,
     /// The agent that played Black.
     pub black: String,
+    /// The position the game started from, where not the start of the game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
     /// The opening decisions, played before the agents took over.
     pub opening: Vec<String>,
     /// Every decision of the game, the opening included, in notation.

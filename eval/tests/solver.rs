@@ -412,3 +412,63 @@ fn the_committed_five_sets_agree_with_the_databases_and_do_not_overlap() {
         }
     }
 }
+
+#[test]
+fn games_from_benchmark_positions_start_there_with_the_first_agent_to_move() {
+    use kvarn_eval::agent::{AgentSpec, Outcome};
+    use kvarn_eval::matches::{MatchConfig, run_from_positions};
+    use kvarn_eval::solver::benchmark::{critical_starts, sample};
+    use kvarn_eval::solver::{db, whole_game_plan};
+    let rules = *FIVE.rules();
+    let set = sample(&FIVE, 300, 11);
+    let dir = tempfile::tempdir().unwrap();
+    for step in whole_game_plan(Variant::Five) {
+        for s in step.subspaces() {
+            db::write(dir.path(), &rules, &s, FIVE.table(&s).unwrap()).unwrap();
+        }
+    }
+    let perfect = AgentSpec::Perfect {
+        db: dir.path().to_path_buf(),
+        seed: None,
+    };
+    let random: AgentSpec = "random".parse().unwrap();
+    let cfg = MatchConfig {
+        rules,
+        games: 0,
+        seed: 3,
+        opening_plies: 0,
+    };
+    for value in [Outcome::Draw, Outcome::Win] {
+        let critical = set
+            .iter()
+            .filter(|b| b.value == value && b.critical())
+            .count();
+        assert!(
+            critical >= 6,
+            "{value:?}: only {critical} critical positions"
+        );
+        let starts = critical_starts(&rules, &set, value, 6).unwrap();
+        assert_eq!(starts.len(), 6);
+        for g in &starts {
+            assert_eq!(FIVE.value(g.position()).unwrap().outcome(), value);
+        }
+        // More asked than there are: all of them, none twice.
+        let all = critical_starts(&rules, &set, value, 10_000).unwrap();
+        assert_eq!(all.len(), critical);
+        // The perfect player to move keeps every value against random play.
+        let report = run_from_positions(&cfg, &starts, &perfect, &random, |_| {}).unwrap();
+        assert!(report.failures.is_empty(), "{:?}", report.failures);
+        assert_eq!(report.tally.losses, 0, "{value:?}: {:?}", report.tally);
+        if value == Outcome::Win {
+            assert_eq!(report.tally.wins, 6, "{:?}", report.tally);
+        }
+        for (r, g) in report.records.iter().zip(&starts) {
+            let at = g.position().to_position_string(&rules);
+            assert_eq!(r.start.as_deref(), Some(at.as_str()));
+            let mover_white = g.position().side_to_move() == kvarn_game::Color::White;
+            let perfect_name = kvarn_eval::agent::AgentFactory::name(&perfect);
+            assert_eq!(r.white == perfect_name, mover_white, "{r:?}");
+            assert!(r.opening.is_empty());
+        }
+    }
+}

@@ -143,6 +143,10 @@ pub struct SelfPlayConfig {
     pub games_per_shard: usize,
     /// A game still going after this many plies is scored a draw.
     pub max_plies: u32,
+    /// Each game opens with a number of uniformly random decisions drawn from 0 to this
+    /// (never one that ends the game), not kept as samples: varied starting positions,
+    /// unbalanced ones among them, so that self-play also sees won and lost games.
+    pub random_opening_plies: u32,
     /// Playout cap randomisation.
     pub playout_cap: PlayoutCap,
     /// Endgame databases (off by default).
@@ -231,6 +235,7 @@ impl Default for SelfPlayConfig {
             games_per_thread: 64,
             games_per_shard: 64,
             max_plies: 400,
+            random_opening_plies: 0,
             playout_cap: PlayoutCap::default(),
             endgame: EndgameUse::default(),
             backend: Backend::Local,
@@ -311,6 +316,11 @@ impl SelfPlayConfig {
             self.max_plies >= 1,
             "selfplay.max_plies",
             "must be at least 1",
+        )?;
+        SettingError::check_range(
+            "selfplay.random_opening_plies",
+            self.random_opening_plies,
+            0..=200,
         )?;
         SettingError::check(
             (0.0..=1.0).contains(&self.playout_cap.full_probability),

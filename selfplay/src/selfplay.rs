@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
-use kvarn_game::{BatchError, BatchSim, ENCODING_VERSION, Game, Rules, Status};
+use kvarn_game::{BatchError, BatchSim, ENCODING_VERSION, Game, Move, Rules, Status};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -333,6 +333,7 @@ impl<E: Evaluator> Worker<'_, E> {
                 play_out: plays_out(self.job, self.next_game),
                 reached_databases: false,
             };
+            play_random_opening(self.ctx, self.job, &mut s, &mut self.sim, i)?;
             start_search(&self.job.search, &self.job.selfplay, &mut s);
             self.slots[i] = Some(s);
             self.next_game += self.step;
@@ -407,6 +408,41 @@ impl<E: Evaluator> Worker<'_, E> {
             s.search.supply(self.ctx, &mut self.cache, logits, v);
         }
     }
+}
+
+/// Plays game `i`'s random opening (`selfplay.random_opening_plies`) in the simulator and
+/// in its search: uniformly random decisions, never one that ends the game.
+fn play_random_opening(
+    ctx: &SearchContext,
+    job: &SelfPlayJob,
+    s: &mut Slot,
+    sim: &mut BatchSim,
+    i: usize,
+) -> Result<(), SelfPlayError> {
+    let most = job.selfplay.random_opening_plies;
+    if most == 0 {
+        return Ok(());
+    }
+    for _ in 0..s.rng.random_range(0..=most) {
+        let game = &s.search.game;
+        let open: Vec<Move> = game
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|&mv| {
+                let mut after = game.clone();
+                after.play_unchecked(mv);
+                !after.status().is_over()
+            })
+            .collect();
+        if open.is_empty() {
+            break;
+        }
+        let action = ctx.actions.index(open[s.rng.random_range(0..open.len())]);
+        sim.step_one(i, action)?;
+        s.search.play(ctx, action, false);
+    }
+    Ok(())
 }
 
 fn start_search(search: &SearchConfig, cfg: &SelfPlayConfig, s: &mut Slot) {

@@ -275,6 +275,40 @@ fn batched_and_unbatched_self_play_give_the_same_games() {
 }
 
 #[test]
+fn random_openings_vary_the_starts_are_not_samples_and_stay_reproducible() {
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    let opening = |games_per_thread, threads| {
+        let mut j = job(12, games_per_thread, threads, RootSearch::Puct, None);
+        j.selfplay.random_opening_plies = 6;
+        run(&j, &eval, None).unwrap().1
+    };
+    let one = opening(1, 1);
+    assert_eq!(
+        one,
+        opening(4, 2),
+        "the same games however they are interleaved"
+    );
+    let start = Game::new(rules).position().key();
+    let mut skipped = 0;
+    for g in &one {
+        let opened = g.plies as usize - g.samples.len();
+        assert!(
+            opened <= 6,
+            "game {}: {opened} plies without a sample",
+            g.index
+        );
+        // Samples begin where the opening ended: at the start only after none.
+        let first = g.samples[0].position.key();
+        assert_eq!(first == start, opened == 0, "game {}", g.index);
+        skipped += opened;
+    }
+    assert!(skipped > 12, "openings of 0..=6 plies, {skipped} in all");
+    let (_, plain) = run(&job(12, 1, 1, RootSearch::Puct, None), &eval, None).unwrap();
+    assert!(plain.iter().all(|g| g.plies as usize == g.samples.len()));
+}
+
+#[test]
 fn shards_round_trip_and_damage_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let rules = six();

@@ -71,6 +71,9 @@ pub struct TrainConfig {
     /// Share of the value target taken from the search's win/draw/loss rather than the
     /// game's result (0: the result only).
     pub search_value_share: f32,
+    /// Removal decisions are drawn this many times as often as other samples (1:
+    /// uniformly).
+    pub removal_weight: f32,
     /// Shards of the most recent generations kept in the replay window.
     pub window_generations: u32,
     /// At most this many samples in the window (the newest kept).
@@ -104,6 +107,7 @@ impl Default for TrainConfig {
             weight_decay: 1e-4,
             value_weight: 1.0,
             search_value_share: 0.0,
+            removal_weight: 1.0,
             window_generations: 4,
             window_samples: 500_000,
             augment: true,
@@ -143,6 +147,11 @@ impl TrainConfig {
             self.search_value_share.is_finite() && (0.0..=1.0).contains(&self.search_value_share),
             "train.search_value_share",
             "must be in [0, 1]",
+        )?;
+        SettingError::check(
+            self.removal_weight.is_finite() && (0.01..=100.0).contains(&self.removal_weight),
+            "train.removal_weight",
+            "must be a number in [0.01, 100]",
         )?;
         SettingError::check(
             self.window_generations >= 1,

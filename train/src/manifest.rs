@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use kvarn_eval::elo::Tally;
+use kvarn_eval::solver::benchmark::Phase;
 use kvarn_eval::sprt::SprtStatus;
 use kvarn_storage::{read_jsonl, write_jsonl};
 use serde::{Deserialize, Serialize};
@@ -278,6 +279,11 @@ pub enum Opponent {
     },
     /// Value-optimal play from the solver's databases.
     Perfect,
+    /// The perfect player from drawn critical positions of the benchmark set, the model
+    /// to move: it must hold the draw.
+    PerfectFromDrawn,
+    /// The same from won critical positions: the model must win.
+    PerfectFromWon,
 }
 
 /// One match of the new model.
@@ -318,4 +324,18 @@ pub struct SolverFigures {
     /// The same over critical positions.
     #[serde(default)]
     pub random_critical_value_keeping: Option<f64>,
+    /// Critical value-keeping in each phase that has critical positions.
+    #[serde(default)]
+    pub critical_by_phase: Vec<PhaseCritical>,
+}
+
+/// Critical value-keeping in one phase of the benchmark set.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PhaseCritical {
+    /// The phase.
+    pub phase: Phase,
+    /// Its critical positions.
+    pub positions: u32,
+    /// Share of them where the chosen move kept the value.
+    pub value_keeping: f64,
 }

@@ -3,6 +3,7 @@
 //! formats from here, so the same figure is called the same everywhere.
 
 use kvarn_eval::elo::{Tally, elo_of_score};
+use kvarn_eval::solver::benchmark::Phase;
 
 use crate::manifest::{GenerationRecord, Opponent};
 use crate::run_config::RunConfig;
@@ -56,6 +57,8 @@ pub enum Metric {
     SolverRandomValueKeeping,
     /// What a uniformly random player keeps on the critical benchmark positions.
     SolverRandomCriticalValueKeeping,
+    /// Critical value-keeping in one phase.
+    SolverCriticalValueKeepingIn(Phase),
 }
 
 /// How a figure is written.
@@ -79,6 +82,8 @@ impl Opponent {
             Opponent::Random => "random".into(),
             Opponent::AlphaBeta { depth } => format!("alphabeta_depth{depth}"),
             Opponent::Perfect => "perfect".into(),
+            Opponent::PerfectFromDrawn => "perfect_from_drawn".into(),
+            Opponent::PerfectFromWon => "perfect_from_won".into(),
         }
     }
 
@@ -89,7 +94,18 @@ impl Opponent {
             Opponent::Random => "random".into(),
             Opponent::AlphaBeta { depth } => format!("alpha-beta depth {depth}"),
             Opponent::Perfect => "perfect player".into(),
+            Opponent::PerfectFromDrawn => "perfect player from drawn positions".into(),
+            Opponent::PerfectFromWon => "perfect player from won positions".into(),
         }
+    }
+
+    /// Whether the games against this opponent are shown as wins, draws and losses
+    /// rather than a score: those against the perfect player.
+    pub fn shown_as_tally(&self) -> bool {
+        matches!(
+            self,
+            Opponent::Perfect | Opponent::PerfectFromDrawn | Opponent::PerfectFromWon
+        )
     }
 }
 
@@ -121,6 +137,9 @@ impl Metric {
             Metric::SolverRandomCriticalValueKeeping => {
                 "solver/random_critical_value_keeping_moves".into()
             }
+            Metric::SolverCriticalValueKeepingIn(p) => {
+                format!("solver/critical_value_keeping_moves_{}", phase_slug(*p))
+            }
         }
     }
 
@@ -151,6 +170,9 @@ impl Metric {
             Metric::SolverRandomCriticalValueKeeping => {
                 "random play's critical value-keeping".into()
             }
+            Metric::SolverCriticalValueKeepingIn(p) => {
+                format!("critical value-keeping, {}", phase_slug(*p))
+            }
         }
     }
 
@@ -173,7 +195,8 @@ impl Metric {
             | Metric::SolverBlunders
             | Metric::SolverCriticalValueKeeping
             | Metric::SolverRandomValueKeeping
-            | Metric::SolverRandomCriticalValueKeeping => Format::Share,
+            | Metric::SolverRandomCriticalValueKeeping
+            | Metric::SolverCriticalValueKeepingIn(_) => Format::Share,
         }
     }
 
@@ -217,6 +240,12 @@ impl Metric {
             Metric::SolverRandomCriticalValueKeeping => {
                 solver.and_then(|s| s.random_critical_value_keeping)
             }
+            Metric::SolverCriticalValueKeepingIn(p) => solver.and_then(|s| {
+                s.critical_by_phase
+                    .iter()
+                    .find(|c| c.phase == *p)
+                    .map(|c| c.value_keeping)
+            }),
         }
     }
 
@@ -265,7 +294,7 @@ pub fn metrics_of(config: &RunConfig) -> Vec<Metric> {
     }
     for o in opponents(config) {
         out.extend([Metric::Score(o), Metric::Elo(o), Metric::Failed(o)]);
-        if o == Opponent::Perfect {
+        if o.shown_as_tally() {
             out.extend([Metric::Wins(o), Metric::Draws(o), Metric::Losses(o)]);
         }
     }
@@ -278,6 +307,25 @@ pub fn metrics_of(config: &RunConfig) -> Vec<Metric> {
             Metric::SolverRandomValueKeeping,
             Metric::SolverRandomCriticalValueKeeping,
         ]);
+        out.extend(phases_of(config).map(Metric::SolverCriticalValueKeepingIn));
     }
     out
+}
+
+/// The phases of the rules' game, in play order: flying only where the rules fly.
+pub fn phases_of(config: &RunConfig) -> impl Iterator<Item = Phase> + use<> {
+    let flying = config.rules.flying();
+    [Phase::Placing, Phase::Moving, Phase::Flying, Phase::Removal]
+        .into_iter()
+        .filter(move |p| *p != Phase::Flying || flying)
+}
+
+/// The phase in names: `placing`, `moving`, `flying`, `removal`.
+fn phase_slug(p: Phase) -> &'static str {
+    match p {
+        Phase::Placing => "placing",
+        Phase::Moving => "moving",
+        Phase::Flying => "flying",
+        Phase::Removal => "removal",
+    }
 }

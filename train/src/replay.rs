@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use kvarn_game::{ActionSpace, Rules, SYMMETRY_COUNT, encoding};
 use kvarn_selfplay::{Sample, ShardError, read_shard};
+use rand::distr::Distribution;
+use rand::distr::weighted::WeightedIndex;
 use rand::{Rng, RngExt};
 
 /// A mini-batch, row-major, ready for the trainer.
@@ -49,6 +51,8 @@ pub struct ReplayWindow {
     space: ActionSpace,
     perms: Vec<Vec<u16>>,
     samples: Vec<Sample>,
+    /// Draws samples by weight (see [`ReplayWindow::weigh_removals`]); none: uniformly.
+    weighted: Option<WeightedIndex<f32>>,
 }
 
 impl ReplayWindow {
@@ -69,7 +73,27 @@ impl ReplayWindow {
             space,
             perms,
             samples: Vec::new(),
+            weighted: None,
         }
+    }
+
+    /// Draws removal decisions `weight` times as often as other samples from now on (1:
+    /// uniformly, as before): they are a small share of the samples, and the phase the
+    /// network learns worst. Samples added later are drawn uniformly until this is called
+    /// again.
+    pub fn weigh_removals(&mut self, weight: f32) {
+        self.weighted = if weight == 1.0 || self.samples.is_empty() {
+            None
+        } else {
+            let w = self.samples.iter().map(|s| {
+                if s.position.pending_removal() {
+                    weight
+                } else {
+                    1.0
+                }
+            });
+            WeightedIndex::new(w).ok()
+        };
     }
 
     /// The samples of `generations` (each one generation's shards, oldest generation
@@ -104,6 +128,7 @@ impl ReplayWindow {
 
     /// Adds samples.
     pub fn extend(&mut self, samples: impl IntoIterator<Item = Sample>) {
+        self.weighted = None;
         self.samples.extend(samples);
     }
 
@@ -156,8 +181,20 @@ impl ReplayWindow {
         (features, legal, policy, value)
     }
 
-    /// A mini-batch of `size` samples drawn uniformly (with replacement), each under a
-    /// random symmetry when `augment`.
+    /// One sample, drawn uniformly or by the weights of [`ReplayWindow::weigh_removals`].
+    ///
+    /// # Panics
+    /// When the window is empty.
+    pub fn draw(&self, rng: &mut impl Rng) -> &Sample {
+        let i = match &self.weighted {
+            Some(w) => w.sample(rng),
+            None => rng.random_range(0..self.samples.len()),
+        };
+        &self.samples[i]
+    }
+
+    /// A mini-batch of `size` samples drawn with replacement (uniformly, or by the weights
+    /// of [`ReplayWindow::weigh_removals`]), each under a random symmetry when `augment`.
     ///
     /// # Panics
     /// When the window is empty.
@@ -181,7 +218,7 @@ impl ReplayWindow {
             value: Vec::with_capacity(size * 3),
         };
         for _ in 0..size {
-            let sample = &self.samples[rng.random_range(0..self.samples.len())];
+            let sample = self.draw(rng);
             let sym = if augment {
                 rng.random_range(0..SYMMETRY_COUNT)
             } else {

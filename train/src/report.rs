@@ -68,15 +68,20 @@ fn columns(config: &RunConfig) -> Vec<Column> {
         Column::Figure(Metric::LossValue),
     ];
     for o in opponents(config) {
-        out.push(match o {
-            Opponent::Perfect => Column::Tally(o),
-            _ => Column::Figure(Metric::Score(o)),
+        out.push(if o.shown_as_tally() {
+            Column::Tally(o)
+        } else {
+            Column::Figure(Metric::Score(o))
         });
     }
     if config.solver.db.is_some() {
         out.push(Column::Figure(Metric::SolverValueAccuracy));
         out.push(Column::Figure(Metric::SolverValueKeeping));
         out.push(Column::Figure(Metric::SolverCriticalValueKeeping));
+        out.extend(
+            crate::metric::phases_of(config)
+                .map(|p| Column::Figure(Metric::SolverCriticalValueKeepingIn(p))),
+        );
         out.push(Column::Figure(Metric::SolverRandomCriticalValueKeeping));
     }
     out

@@ -178,6 +178,9 @@ pub struct SolverConfig {
     pub positions: usize,
     /// Games against the perfect player from the start position, colours alternating.
     pub games_vs_perfect: usize,
+    /// Games against the perfect player from drawn critical positions of the benchmark
+    /// set, and as many from won ones, the model to move (it must hold the draw, and win).
+    pub games_from_positions: usize,
 }
 
 impl Default for SolverConfig {
@@ -188,6 +191,7 @@ impl Default for SolverConfig {
             max_men: 4,
             positions: 500,
             games_vs_perfect: 2,
+            games_from_positions: 0,
         }
     }
 }
@@ -344,6 +348,62 @@ impl RunConfig {
             setting,
         })?;
         Ok(config)
+    }
+
+    /// `text` with each `KEY=VALUE` of `settings` put in: a dotted key such as
+    /// `train.learning_rate` names a setting of a table, and the value is TOML (`0.001`,
+    /// `true`, `[2, 4]`, `"gumbel"`; a bare word is taken as a string). The result is a
+    /// whole configuration (comments dropped, one saying what was set on top), so that a
+    /// run stores what it ran with.
+    ///
+    /// # Errors
+    /// [`ConfigError::Parse`] naming the text or the setting that does not read.
+    pub fn with_settings(
+        text: &str,
+        origin: &str,
+        settings: &[String],
+    ) -> Result<String, ConfigError> {
+        if settings.is_empty() {
+            return Ok(text.to_string());
+        }
+        let parse_err = |origin: &str, e: &dyn std::fmt::Display| ConfigError::Parse {
+            origin: origin.to_string(),
+            reason: e.to_string().trim_end().to_string(),
+        };
+        let mut table: toml::Table = text.parse().map_err(|e| parse_err(origin, &e))?;
+        for setting in settings {
+            let what = format!("--set {setting}");
+            let (key, value) = setting
+                .split_once('=')
+                .ok_or_else(|| parse_err(&what, &"expected KEY=VALUE"))?;
+            let value = value.trim();
+            let value = match format!("v = {value}").parse::<toml::Table>() {
+                Ok(mut t) => t.remove("v").expect("the key just parsed"),
+                Err(_) => toml::Value::String(value.to_string()),
+            };
+            let mut at = &mut table;
+            let mut parts = key.trim().split('.').peekable();
+            while let Some(part) = parts.next() {
+                if part.is_empty() {
+                    return Err(parse_err(&what, &"an empty part of the key"));
+                }
+                if parts.peek().is_none() {
+                    at.insert(part.to_string(), value.clone());
+                    break;
+                }
+                let next = at
+                    .entry(part.to_string())
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+                at = next
+                    .as_table_mut()
+                    .ok_or_else(|| parse_err(&what, &format!("{part} is not a table")))?;
+            }
+        }
+        let body = toml::to_string(&table).map_err(|e| parse_err(origin, &e))?;
+        Ok(format!(
+            "# {origin} with --set {}\n{body}",
+            settings.join(" --set ")
+        ))
     }
 
     /// Reads the configuration's relative paths (`solver.db`) from the folder `base`.

@@ -49,6 +49,11 @@ fn impossible_values_are_named() {
             "[network]\nkind = \"mlp\"\nhidden = 0\nblocks = 1",
             "network.hidden",
         ),
+        ("[train]\nremoval_weight = 0.0", "train.removal_weight"),
+        (
+            "[selfplay]\nrandom_opening_plies = 1000",
+            "selfplay.random_opening_plies",
+        ),
     ] {
         let e = refusal(&format!("{BASE}\n{extra}\n"));
         assert_eq!(e.matches(key).count(), 1, "{key} not named once in: {e}");
@@ -196,4 +201,45 @@ fn non_finite_and_zero_values_are_refused() {
         };
         assert!(refusal(&text).contains(key), "{key}");
     }
+}
+
+#[test]
+fn settings_on_top_of_a_configuration_are_put_in_and_bad_ones_named() {
+    let settings = [
+        "seed=7",
+        "train.learning_rate=0.005",
+        "search.root=gumbel",
+        "loop.baseline_depths=[2, 6]",
+        "selfplay.playout_cap.enabled=true",
+    ]
+    .map(String::from);
+    let text = RunConfig::with_settings(BASE, "test.toml", &settings).unwrap();
+    assert!(
+        text.starts_with("# test.toml with --set seed=7 --set"),
+        "{text}"
+    );
+    let c = RunConfig::parse(&text, "test").unwrap();
+    assert_eq!(c.seed, 7);
+    assert_eq!(c.run.generations, 2, "what was not set stays");
+    assert_eq!(c.train.learning_rate, 0.005);
+    assert_eq!(c.search.root, kvarn_selfplay::RootSearch::Gumbel);
+    assert_eq!(c.run.baseline_depths, vec![2, 6]);
+    assert!(c.selfplay.playout_cap.enabled);
+    // Nothing set: the text as it was, comments and all.
+    assert_eq!(RunConfig::with_settings(BASE, "t", &[]).unwrap(), BASE);
+    for (bad, says) in [
+        ("seed", "KEY=VALUE"),
+        ("rules.variant.x=1", "variant is not a table"),
+        ("train..steps=1", "empty part"),
+    ] {
+        let e = RunConfig::with_settings(BASE, "t", &[bad.to_string()]).unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.contains(&format!("--set {bad}")) && e.contains(says),
+            "{e}"
+        );
+    }
+    // A setting that reads but is wrong is refused as any file's would be.
+    let text = RunConfig::with_settings(BASE, "t", &["train.batch_sise=3".into()]).unwrap();
+    assert!(refusal(&text).contains("batch_sise"));
 }

@@ -42,6 +42,31 @@ fn samples(rules: Rules, n: usize, seed: u64) -> Vec<Sample> {
 }
 
 #[test]
+fn weighed_removals_are_drawn_that_much_more_often() {
+    let rules = Rules::new(Variant::Six);
+    let mut window = ReplayWindow::new(rules);
+    window.extend(samples(rules, 4000, 9));
+    let removal = |s: &Sample| s.position.pending_removal();
+    let share = window.samples().iter().filter(|s| removal(s)).count() as f64 / 4000.0;
+    assert!(share > 0.02, "the games hold removals: {share}");
+    let drawn_share = |window: &ReplayWindow| {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        let n = 20_000;
+        (0..n).filter(|_| removal(window.draw(&mut rng))).count() as f64 / f64::from(n)
+    };
+    assert!((drawn_share(&window) - share).abs() < 0.01);
+    window.weigh_removals(4.0);
+    let expected = 4.0 * share / (4.0 * share + 1.0 - share);
+    let got = drawn_share(&window);
+    assert!(
+        (got - expected).abs() < 0.015,
+        "{got} drawn, {expected} expected"
+    );
+    window.weigh_removals(1.0);
+    assert!((drawn_share(&window) - share).abs() < 0.01);
+}
+
+#[test]
 fn augmentation_maps_policy_targets_with_the_position() {
     for rules in [Rules::new(Variant::Nine), Rules::new(Variant::Six)] {
         let mut window = ReplayWindow::new(rules);

@@ -6,6 +6,8 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use kvarn_eval::agent::{AgentFactory, AgentSpec, Outcome};
+use kvarn_eval::matches::{MatchConfig, run_from_positions};
 use kvarn_eval::solver::db::{self, Databases};
 use kvarn_eval::solver::{Solver, Subspace, Value, benchmark, plan_for};
 use kvarn_game::{Position, Rules, SYMMETRY_COUNT, Variant};
@@ -278,6 +280,14 @@ pub struct EvalSolverArgs {
     /// Seed of agents without one of their own.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also play this many games against the perfect player from drawn critical positions
+    /// of the set, and as many from won ones, the agent to move: does it hold the draw,
+    /// and win the won game? Needs `--db`.
+    #[arg(long, default_value_t = 0, requires = "db")]
+    games_from: usize,
+    /// The databases of the perfect player (`kvarn solve`), for `--games-from`.
+    #[arg(long)]
+    db: Option<PathBuf>,
 }
 
 /// The set `kvarn eval solver` scores on: the file given, or the committed one.
@@ -339,5 +349,57 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
          positions where some move throws the value away; random: what uniformly random \
          moves keep, in expectation; blunders: moves that throw a win or a draw away"
     );
+    if let Some(db) = args.db.as_ref().filter(|_| args.games_from > 0) {
+        games_from_positions(args, &rules, &set, factory.as_ref(), db)?;
+    }
+    Ok(())
+}
+
+/// `--games-from`: the agent against the perfect player from drawn and from won critical
+/// positions of the set.
+fn games_from_positions(
+    args: &EvalSolverArgs,
+    rules: &Rules,
+    set: &[benchmark::BenchPosition],
+    agent: &dyn AgentFactory,
+    db: &std::path::Path,
+) -> anyhow::Result<()> {
+    let perfect = AgentSpec::Perfect {
+        db: db.to_path_buf(),
+        seed: None,
+    };
+    let cfg = MatchConfig {
+        rules: *rules,
+        games: 0,
+        seed: args.seed,
+        opening_plies: 0,
+    };
+    for (value, aim) in [(Outcome::Draw, "held"), (Outcome::Win, "won")] {
+        let starts = benchmark::critical_starts(rules, set, value, args.games_from)?;
+        let report = run_from_positions(&cfg, &starts, agent, &perfect, |_| {})?;
+        let t = report.tally;
+        let kept = if value == Outcome::Draw {
+            t.wins + t.draws
+        } else {
+            t.wins
+        };
+        outln!(
+            "from {} {value:?} critical positions against the perfect player: {aim} {kept} \
+             ({}-{}-{} W-D-L){}",
+            starts.len(),
+            t.wins,
+            t.draws,
+            t.losses,
+            if report.failures.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", {} games failed: {}",
+                    report.failures.len(),
+                    report.failures[0]
+                )
+            }
+        );
+    }
     Ok(())
 }

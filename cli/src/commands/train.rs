@@ -20,6 +20,11 @@ pub struct TrainArgs {
     /// Folder of the new run (default: runs/<configuration name>); it must not hold a run.
     #[arg(long, requires = "config")]
     out: Option<PathBuf>,
+    /// A setting on top of the configuration's, as `KEY=VALUE` with a dotted key, e.g.
+    /// `--set seed=2 --set train.learning_rate=0.001`; repeatable. The run stores the
+    /// configuration it ran with.
+    #[arg(long = "set", value_name = "KEY=VALUE", requires = "config")]
+    settings: Vec<String>,
     /// Resume the run in this folder, with the configuration it started with.
     #[arg(long)]
     resume: Option<PathBuf>,
@@ -39,11 +44,13 @@ fn source(args: &TrainArgs) -> anyhow::Result<(RunDir, String, String)> {
         (Some(path), _) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading the configuration {}", path.display()))?;
+            let origin = path.display().to_string();
+            let text = RunConfig::with_settings(&text, &origin, &args.settings)?;
             let dir = args.out.clone().unwrap_or_else(|| {
                 let name = path.file_stem().map_or("run".into(), |s| s.to_os_string());
                 PathBuf::from("runs").join(name)
             });
-            Ok((RunDir::new(dir), text, path.display().to_string()))
+            Ok((RunDir::new(dir), text, origin))
         }
         (None, Some(dir)) => {
             let dir = RunDir::new(dir);

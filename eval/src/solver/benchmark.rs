@@ -355,6 +355,37 @@ fn parse_set(text: &str) -> Result<(Rules, Vec<BenchPosition>), String> {
     Ok((header.rules, set))
 }
 
+/// Up to `n` critical positions of `set` whose exact value is `value`, spread evenly over
+/// those the set holds, as games to play on: from a drawn one a player must hold the
+/// draw, from a won one it must win.
+///
+/// # Errors
+/// [`EvalError::BenchmarkSet`] for a position that does not read under `rules`.
+pub fn critical_starts(
+    rules: &Rules,
+    set: &[BenchPosition],
+    value: Outcome,
+    n: usize,
+) -> Result<Vec<Game>, EvalError> {
+    let chosen: Vec<&BenchPosition> = set
+        .iter()
+        .filter(|b| b.value == value && b.critical())
+        .collect();
+    let take = n.min(chosen.len());
+    (0..take)
+        .map(|i| {
+            let b = chosen[i * chosen.len() / take];
+            Position::from_position_string(rules, &b.position)
+                .map_err(|e| e.to_string())
+                .and_then(|pos| Game::from_position(*rules, pos).map_err(|e| e.to_string()))
+                .map_err(|reason| EvalError::BenchmarkSet {
+                    path: format!("position {}", b.position),
+                    reason,
+                })
+        })
+        .collect()
+}
+
 /// An agent's figures on one phase of a benchmark set.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct PhaseScore {

@@ -4,12 +4,18 @@
 
 use indicatif::ProgressBar;
 use kvarn_eval::agent::{AgentFactory, AgentSpec};
-use kvarn_eval::matches::{GameRecord, MatchConfig, MatchReport, run_match, run_sprt};
+use std::collections::BTreeMap;
+
+use kvarn_eval::agent::Outcome;
+use kvarn_eval::matches::{
+    GameRecord, MatchConfig, MatchReport, run_from_positions, run_match, run_sprt,
+};
 use kvarn_eval::search::Limits;
-use kvarn_eval::solver::benchmark::{self, BenchPosition, Part, PhaseScore};
+use kvarn_eval::solver::benchmark::{self, BenchPosition, Part, Phase, PhaseScore};
 use kvarn_eval::solver::db::{self, Databases};
 use kvarn_eval::solver::{Solver, plan_for};
 use kvarn_eval::sprt::SprtStatus;
+use kvarn_game::Game;
 use kvarn_game::seeds::derive;
 use kvarn_model::{Inference, InferencePath, Network};
 use kvarn_selfplay::{SearchConfig, SearchPlayer};
@@ -17,7 +23,7 @@ use rayon::prelude::*;
 
 use super::stream;
 use crate::error::RunError;
-use crate::manifest::{Evaluation, MatchResult, Opponent, SolverFigures};
+use crate::manifest::{Evaluation, MatchResult, Opponent, PhaseCritical, SolverFigures};
 use crate::run_config::{GateConfig, RunConfig};
 use crate::run_dir::RunDir;
 
@@ -55,6 +61,9 @@ pub fn opponents(config: &RunConfig) -> Vec<Opponent> {
     if config.solver.db.is_some() && config.solver.games_vs_perfect > 0 {
         out.push(Opponent::Perfect);
     }
+    if config.solver.db.is_some() && config.solver.games_from_positions > 0 {
+        out.extend([Opponent::PerfectFromDrawn, Opponent::PerfectFromWon]);
+    }
     out
 }
 
@@ -73,6 +82,8 @@ fn match_plan(config: &RunConfig, opponent: &Opponent) -> (usize, u64, usize) {
             (r.games_vs_baseline, 1 + i as u64, 2)
         }
         Opponent::Perfect => (config.solver.games_vs_perfect, 200, 0),
+        Opponent::PerfectFromDrawn => (config.solver.games_from_positions, 300, 0),
+        Opponent::PerfectFromWon => (config.solver.games_from_positions, 301, 0),
     }
 }
 
@@ -88,7 +99,7 @@ fn opponent_spec(config: &RunConfig, opponent: &Opponent) -> Option<AgentSpec> {
             },
             1,
         )),
-        Opponent::Perfect => config
+        Opponent::Perfect | Opponent::PerfectFromDrawn | Opponent::PerfectFromWon => config
             .solver
             .db
             .clone()
@@ -140,7 +151,24 @@ pub fn evaluate(
                 gated_match(config, g, &gate, &me, factory, progress)?
             }
             _ => {
-                let report = play_match(config, g, &opponent, &me, factory, progress)?;
+                let starts = match start_value(&opponent) {
+                    Some(value) => {
+                        let set = stage.bench_set.unwrap_or_default();
+                        let n = config.solver.games_from_positions;
+                        let starts = benchmark::critical_starts(&config.rules, set, value, n);
+                        Some(starts.map_err(RunError::Solver)?)
+                    }
+                    None => None,
+                };
+                let report = play_match(
+                    config,
+                    g,
+                    &opponent,
+                    starts.as_deref(),
+                    &me,
+                    factory,
+                    progress,
+                )?;
                 MatchResult {
                     opponent,
                     tally: report.tally,
@@ -197,11 +225,23 @@ fn gated_match(
     })
 }
 
-/// One match of the new model against `opponent`.
+/// The exact value of the benchmark positions the games against `opponent` start from,
+/// where they start from benchmark positions.
+fn start_value(opponent: &Opponent) -> Option<Outcome> {
+    match opponent {
+        Opponent::PerfectFromDrawn => Some(Outcome::Draw),
+        Opponent::PerfectFromWon => Some(Outcome::Win),
+        _ => None,
+    }
+}
+
+/// One match of the new model against `opponent`: from `starts` where given, the model
+/// to move, else from random openings.
 fn play_match(
     config: &RunConfig,
     g: u32,
     opponent: &Opponent,
+    starts: Option<&[Game]>,
     me: &dyn AgentFactory,
     factory: &dyn AgentFactory,
     progress: Option<&ProgressBar>,
@@ -218,7 +258,11 @@ fn play_match(
             p.inc(1);
         }
     };
-    run_match(&cfg, me, factory, tick).map_err(|source| RunError::Match {
+    match starts {
+        Some(starts) => run_from_positions(&cfg, starts, me, factory, tick),
+        None => run_match(&cfg, me, factory, tick),
+    }
+    .map_err(|source| RunError::Match {
         opponent: opponent.label(),
         source,
     })
@@ -241,12 +285,23 @@ fn score_on_set(
             benchmark::score(&rules, part, agent.as_mut())
         })
         .collect();
-    let mut all = PhaseScore::default();
+    let mut by_phase: BTreeMap<Option<Phase>, PhaseScore> = BTreeMap::new();
     for s in scores {
-        if let Some(a) = s.map_err(RunError::Solver)?.get(&None) {
-            all.add(a);
+        for (phase, score) in s.map_err(RunError::Solver)? {
+            by_phase.entry(phase).or_default().add(&score);
         }
     }
+    let all = by_phase.remove(&None).unwrap_or_default();
+    let critical_by_phase = by_phase
+        .into_iter()
+        .filter_map(|(phase, s)| {
+            Some(PhaseCritical {
+                phase: phase?,
+                positions: s.critical,
+                value_keeping: s.critical_preserving_rate()?,
+            })
+        })
+        .collect();
     let (random, random_critical) = all.random_preserving_rates();
     Ok(SolverFigures {
         positions: all.positions,
@@ -257,6 +312,7 @@ fn score_on_set(
         critical_value_keeping: all.critical_preserving_rate(),
         random_value_keeping: random,
         random_critical_value_keeping: random_critical,
+        critical_by_phase,
     })
 }
 

@@ -53,11 +53,9 @@ pub fn window(config: &RunConfig, dir: &RunDir, g: u32) -> Result<ReplayWindow, 
                 .map_err(|e| RunError::io(&dir.shards(h), e))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(ReplayWindow::load(
-        config.rules,
-        &generations,
-        config.train.window_samples,
-    )?)
+    let mut window = ReplayWindow::load(config.rules, &generations, config.train.window_samples)?;
+    window.weigh_removals(config.train.removal_weight);
+    Ok(window)
 }
 
 /// Trains `trainer` up to the generation's last step. `done` is what the checkpoint says
