@@ -393,11 +393,25 @@ fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
         set.to_str().unwrap(),
         "--agent",
         &format!("perfect:db={d}"),
+        "--games-from",
+        "4",
+        "--db",
+        d,
     ]);
     assert!(ok, "{err}");
     assert!(
         out.lines()
             .any(|l| l.starts_with("all") && l.contains("100.0%") && l.ends_with("0.0%")),
+        "{out}"
+    );
+    // From drawn and won positions the perfect player, to move, never loses.
+    assert!(
+        out.contains("from 4 Draw critical positions against the perfect player: held 4 ("),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("from 4 Win critical") && l.ends_with("-0 W-D-L)")),
         "{out}"
     );
 }
