@@ -62,18 +62,29 @@ def minutes(run):
     return float(m.group(1)) if m else None
 
 
-COLUMNS = [
-    ("tuning critical", "critical, tuning (last gens)"),
-    ("tuning drawn held", "held draws, tuning"),
-    ("tuning won won", "won wins, tuning"),
-    ("critical all", "critical, held-out"),
-    ("critical placing", "placing"),
-    ("critical moving", "moving"),
-    ("critical removal", "removal"),
-    ("value accuracy", "value accuracy, held-out"),
-    ("drawn held", "held draws vs perfect, held-out"),
-    ("won won", "won wins vs perfect, held-out"),
-    ("minutes", "minutes"),
+TABLES = [
+    (
+        "Tuning set (choosing): the runs' own figures over their last generations",
+        [
+            ("tuning critical", "critical value-keeping"),
+            ("tuning value accuracy", "value accuracy"),
+            ("tuning drawn held", "draws held vs perfect"),
+            ("tuning won won", "wins won vs perfect"),
+            ("minutes", "run minutes"),
+        ],
+    ),
+    (
+        "Held-out set (reporting): the final model",
+        [
+            ("critical all", "critical value-keeping"),
+            ("critical placing", "placing"),
+            ("critical moving", "moving"),
+            ("critical removal", "removal"),
+            ("value accuracy", "value accuracy"),
+            ("drawn held", "draws held vs perfect"),
+            ("won won", "wins won vs perfect"),
+        ],
+    ),
 ]
 
 
@@ -96,16 +107,21 @@ def main():
         if m and os.path.isfile(os.path.join(path, "heldout.txt")):
             runs.setdefault(m.group(1), []).append(path)
     names = sys.argv[2:] or sorted(runs)
-    print("| variant | seeds | " + " | ".join(label for _, label in COLUMNS) + " |")
-    print("|---|---:|" + "---:|" * len(COLUMNS))
+    figures = {}
     for name in names:
-        figures = []
+        figures[name] = []
         for run in runs.get(name, []):
             f = tuning(run) | heldout(run)
             f["minutes"] = minutes(run)
-            figures.append(f)
-        cells = [cell([f.get(k) for f in figures], k) for k, _ in COLUMNS]
-        print(f"| {name} | {len(figures)} | " + " | ".join(cells) + " |")
+            figures[name].append(f)
+    for title, columns in TABLES:
+        print(f"{title}:\n")
+        print("| variant | seeds | " + " | ".join(label for _, label in columns) + " |")
+        print("|---|---:|" + "---:|" * len(columns))
+        for name in names:
+            cells = [cell([f.get(k) for f in figures[name]], k) for k, _ in columns]
+            print(f"| {name} | {len(figures[name])} | " + " | ".join(cells) + " |")
+        print()
 
 
 main()

@@ -145,7 +145,8 @@ pub struct SelfPlayConfig {
     pub max_plies: u32,
     /// Each game opens with a number of uniformly random decisions drawn from 0 to this
     /// (never one that ends the game), not kept as samples: varied starting positions,
-    /// unbalanced ones among them, so that self-play also sees won and lost games.
+    /// unbalanced ones among them, so that self-play also sees won and lost games. They
+    /// count as plies of the game, for `temperature_plies` and `max_plies` alike.
     pub random_opening_plies: u32,
     /// Playout cap randomisation.
     pub playout_cap: PlayoutCap,
@@ -321,6 +322,11 @@ impl SelfPlayConfig {
             "selfplay.random_opening_plies",
             self.random_opening_plies,
             0..=200,
+        )?;
+        SettingError::check(
+            self.random_opening_plies < self.max_plies,
+            "selfplay.random_opening_plies",
+            "must be less than selfplay.max_plies: a game needs plies left to play",
         )?;
         SettingError::check(
             (0.0..=1.0).contains(&self.playout_cap.full_probability),

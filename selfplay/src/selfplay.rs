@@ -160,6 +160,13 @@ pub enum SelfPlayError {
     /// The simulator refused a move the search chose (a bug: searches choose legal moves).
     #[error("the game simulator refused the search's move: {0}")]
     Simulator(#[from] BatchError),
+    /// The simulator ended a game on a random opening move that the rules said does not
+    /// end it (a bug: the two disagree).
+    #[error("game {game}: the simulator ended the game on a random opening move")]
+    OpeningEnded {
+        /// The game's index in the run.
+        game: u64,
+    },
 }
 
 /// The random generator of game `index` of a run.
@@ -439,7 +446,10 @@ fn play_random_opening(
             break;
         }
         let action = ctx.actions.index(open[s.rng.random_range(0..open.len())]);
-        sim.step_one(i, action)?;
+        if sim.step_one(i, action)?.is_some() {
+            // The move was checked not to end the game: the simulator disagrees.
+            return Err(SelfPlayError::OpeningEnded { game: s.index });
+        }
         s.search.play(ctx, action, false);
     }
     Ok(())

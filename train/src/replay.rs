@@ -52,7 +52,7 @@ pub struct ReplayWindow {
     perms: Vec<Vec<u16>>,
     samples: Vec<Sample>,
     /// Draws samples by weight (see [`ReplayWindow::weigh_removals`]); none: uniformly.
-    weighted: Option<WeightedIndex<f32>>,
+    weighted: Option<WeightedIndex<f64>>,
 }
 
 impl ReplayWindow {
@@ -85,9 +85,11 @@ impl ReplayWindow {
         self.weighted = if weight == 1.0 || self.samples.is_empty() {
             None
         } else {
+            // f64: in f32 the running total of 10^5..10^6 weights is too coarse to draw
+            // each sample with its own share.
             let w = self.samples.iter().map(|s| {
                 if s.position.pending_removal() {
-                    weight
+                    f64::from(weight)
                 } else {
                     1.0
                 }

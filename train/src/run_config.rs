@@ -221,6 +221,11 @@ impl SolverConfig {
                 "solver.games_vs_perfect",
                 "the perfect player needs the whole game solved, which Kvarn does for Six and Five only (set 0 for Nine)",
             )?;
+            SettingError::check(
+                self.games_from_positions == 0,
+                "solver.games_from_positions",
+                "the perfect player needs the whole game solved, which Kvarn does for Six and Five only (set 0 for Nine)",
+            )?;
         }
         SettingError::check(
             self.positions >= 1,
@@ -373,6 +378,9 @@ impl RunConfig {
         let mut table: toml::Table = text.parse().map_err(|e| parse_err(origin, &e))?;
         for setting in settings {
             let what = format!("--set {setting}");
+            if setting.chars().any(char::is_control) {
+                return Err(parse_err(&what, &"a control character in the setting"));
+            }
             let (key, value) = setting
                 .split_once('=')
                 .ok_or_else(|| parse_err(&what, &"expected KEY=VALUE"))?;
@@ -383,7 +391,7 @@ impl RunConfig {
             };
             let mut at = &mut table;
             let mut parts = key.trim().split('.').peekable();
-            while let Some(part) = parts.next() {
+            while let Some(part) = parts.next().map(str::trim) {
                 if part.is_empty() {
                     return Err(parse_err(&what, &"an empty part of the key"));
                 }

@@ -207,7 +207,7 @@ fn non_finite_and_zero_values_are_refused() {
 fn settings_on_top_of_a_configuration_are_put_in_and_bad_ones_named() {
     let settings = [
         "seed=7",
-        "train.learning_rate=0.005",
+        "train. learning_rate =0.005",
         "search.root=gumbel",
         "loop.baseline_depths=[2, 6]",
         "selfplay.playout_cap.enabled=true",
@@ -231,6 +231,7 @@ fn settings_on_top_of_a_configuration_are_put_in_and_bad_ones_named() {
         ("seed", "KEY=VALUE"),
         ("rules.variant.x=1", "variant is not a table"),
         ("train..steps=1", "empty part"),
+        ("seed=1\nseed=2", "control character"),
     ] {
         let e = RunConfig::with_settings(BASE, "t", &[bad.to_string()]).unwrap_err();
         let e = e.to_string();
