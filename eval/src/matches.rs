@@ -136,8 +136,6 @@ pub fn play_game(
     white: &mut dyn Agent,
     black: &mut dyn Agent,
 ) -> Result<PlayedGame, EvalError> {
-    white.new_game()?;
-    black.new_game()?;
     let mut game = Game::new(rules);
     for &mv in opening {
         game.play_unchecked(mv);
@@ -145,7 +143,7 @@ pub fn play_game(
     play_on(game, white, black)
 }
 
-/// Plays `game` on from where it stands to its end.
+/// Plays `game` on from where it stands to its end, as a new game for both agents.
 ///
 /// # Errors
 /// When an agent fails or chooses an illegal move.
@@ -154,6 +152,8 @@ pub fn play_on(
     white: &mut dyn Agent,
     black: &mut dyn Agent,
 ) -> Result<PlayedGame, EvalError> {
+    white.new_game()?;
+    black.new_game()?;
     let rules = *game.rules();
     let mut times = [(Duration::ZERO, 0u64); 2];
     let capped = rules.no_capture_limit().is_none() && !rules.repetition();
@@ -242,11 +242,7 @@ impl<'a> Sides<'a> {
                 (b.as_mut(), a.as_mut())
             };
             match start {
-                Some(game) => {
-                    white.new_game()?;
-                    black.new_game()?;
-                    play_on(game.clone(), white, black)
-                }
+                Some(game) => play_on(game.clone(), white, black),
                 None => play_game(cfg.rules, opening, white, black),
             }
         }

@@ -138,7 +138,7 @@ impl Metric {
                 "solver/random_critical_value_keeping_moves".into()
             }
             Metric::SolverCriticalValueKeepingIn(p) => {
-                format!("solver/critical_value_keeping_moves_{}", phase_slug(*p))
+                format!("solver/critical_value_keeping_moves_{}", p.name())
             }
         }
     }
@@ -171,7 +171,7 @@ impl Metric {
                 "random play's critical value-keeping".into()
             }
             Metric::SolverCriticalValueKeepingIn(p) => {
-                format!("critical value-keeping, {}", phase_slug(*p))
+                format!("critical value-keeping, {}", p.name())
             }
         }
     }
@@ -318,14 +318,4 @@ pub fn phases_of(config: &RunConfig) -> impl Iterator<Item = Phase> + use<> {
     [Phase::Placing, Phase::Moving, Phase::Flying, Phase::Removal]
         .into_iter()
         .filter(move |p| *p != Phase::Flying || flying)
-}
-
-/// The phase in names: `placing`, `moving`, `flying`, `removal`.
-fn phase_slug(p: Phase) -> &'static str {
-    match p {
-        Phase::Placing => "placing",
-        Phase::Moving => "moving",
-        Phase::Flying => "flying",
-        Phase::Removal => "removal",
-    }
 }

@@ -329,7 +329,7 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
         "blunders"
     );
     for (phase, s) in &scores {
-        let name = phase.map_or("all".to_string(), |p| format!("{p:?}").to_lowercase());
+        let name = phase.map_or("all", |p| p.name());
         let pct = |v: Option<f64>| v.map_or("n/a".to_string(), |a| format!("{:.1}%", 100.0 * a));
         let (random, random_critical) = s.random_preserving_rates();
         outln!(

@@ -37,6 +37,16 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// The phase in names and tables: `placing`, `moving`, `flying`, `removal`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Placing => "placing",
+            Phase::Moving => "moving",
+            Phase::Flying => "flying",
+            Phase::Removal => "removal",
+        }
+    }
+
     /// The phase of the player to move in `pos`.
     pub fn of(rules: &Rules, pos: &Position) -> Phase {
         if pos.pending_removal() {
@@ -86,6 +96,21 @@ impl BenchPosition {
     /// any player keeps the value, so such positions say nothing of strength.
     pub fn critical(&self) -> bool {
         self.value != Outcome::Loss && self.preserving.len() < usize::from(self.legal)
+    }
+
+    /// The position as a game to play on under `rules`.
+    ///
+    /// # Errors
+    /// [`EvalError::BenchmarkSet`] naming the position when it does not read under
+    /// `rules`.
+    pub fn game(&self, rules: &Rules) -> Result<Game, EvalError> {
+        let err = |reason: String| EvalError::BenchmarkSet {
+            path: format!("position {}", self.position),
+            reason,
+        };
+        let pos = Position::from_position_string(rules, &self.position)
+            .map_err(|e| err(e.to_string()))?;
+        Game::from_position(*rules, pos).map_err(|e| err(e.to_string()))
     }
 
     /// The chance that a uniformly random legal move keeps the value.
@@ -373,16 +398,7 @@ pub fn critical_starts(
         .collect();
     let take = n.min(chosen.len());
     (0..take)
-        .map(|i| {
-            let b = chosen[i * chosen.len() / take];
-            Position::from_position_string(rules, &b.position)
-                .map_err(|e| e.to_string())
-                .and_then(|pos| Game::from_position(*rules, pos).map_err(|e| e.to_string()))
-                .map_err(|reason| EvalError::BenchmarkSet {
-                    path: format!("position {}", b.position),
-                    reason,
-                })
-        })
+        .map(|i| chosen[i * chosen.len() / take].game(rules))
         .collect()
 }
 
@@ -469,16 +485,7 @@ pub fn score(
 ) -> Result<BTreeMap<Option<Phase>, PhaseScore>, EvalError> {
     let mut out: BTreeMap<Option<Phase>, PhaseScore> = BTreeMap::new();
     for b in set {
-        let pos = Position::from_position_string(rules, &b.position).map_err(|e| {
-            EvalError::BenchmarkSet {
-                path: format!("position {}", b.position),
-                reason: e.to_string(),
-            }
-        })?;
-        let game = Game::from_position(*rules, pos).map_err(|e| EvalError::BenchmarkSet {
-            path: format!("position {}", b.position),
-            reason: e.to_string(),
-        })?;
+        let game = b.game(rules)?;
         agent.new_game()?;
         let estimate = agent.outcome(&game)?;
         let mv = agent.choose(&game)?.to_string();

@@ -2,11 +2,10 @@
 //! alpha-beta baseline at each configured depth and, where the run has databases, the
 //! solver benchmark and the perfect player. Also the run's benchmark set, sampled once.
 
-use indicatif::ProgressBar;
-use kvarn_eval::agent::{AgentFactory, AgentSpec};
 use std::collections::BTreeMap;
 
-use kvarn_eval::agent::Outcome;
+use indicatif::ProgressBar;
+use kvarn_eval::agent::{AgentFactory, AgentSpec, Outcome};
 use kvarn_eval::matches::{
     GameRecord, MatchConfig, MatchReport, run_from_positions, run_match, run_sprt,
 };
