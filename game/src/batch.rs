@@ -90,6 +90,16 @@ pub struct BatchSim {
     history: Vec<HashMap<u64, u32>>,
 }
 
+/// `position` as a game's first position: valid under `rules` and not already over.
+fn checked_start(rules: &Rules, position: Position) -> Result<Position, BatchError> {
+    let position = Position::from_setup(rules, &position.setup()).map_err(BatchError::Start)?;
+    let status = position.status(rules, 1);
+    if status.is_over() {
+        return Err(BatchError::StartIsOver(status));
+    }
+    Ok(position)
+}
+
 impl BatchSim {
     /// `games` games from the empty board.
     pub fn new(rules: Rules, games: usize) -> BatchSim {
@@ -106,11 +116,7 @@ impl BatchSim {
         start: Position,
         games: usize,
     ) -> Result<BatchSim, BatchError> {
-        let start = Position::from_setup(&rules, &start.setup()).map_err(BatchError::Start)?;
-        let status = start.status(&rules, 1);
-        if status.is_over() {
-            return Err(BatchError::StartIsOver(status));
-        }
+        let start = checked_start(&rules, start)?;
         Ok(BatchSim {
             rules,
             actions: ActionSpace::new(&rules),
@@ -172,12 +178,36 @@ impl BatchSim {
         Ok(())
     }
 
+    /// Restarts game `game` from `position` instead of the start position (a game that
+    /// later ends restarts from the start position as usual).
+    ///
+    /// # Errors
+    /// [`BatchError::NoSuchGame`] for an index past the end, [`BatchError::Start`] for a
+    /// position the rules refuse, [`BatchError::StartIsOver`] for a finished one; the
+    /// batch is then unchanged.
+    pub fn reset_to(&mut self, game: usize, position: Position) -> Result<(), BatchError> {
+        if game >= self.len() {
+            return Err(BatchError::NoSuchGame {
+                game,
+                len: self.len(),
+            });
+        }
+        let position = checked_start(&self.rules, position)?;
+        self.place(game, position);
+        Ok(())
+    }
+
     fn restart(&mut self, game: usize) {
-        self.positions[game] = self.start;
+        self.place(game, self.start);
+    }
+
+    /// Game `game` begins afresh at `position`.
+    fn place(&mut self, game: usize, position: Position) {
+        self.positions[game] = position;
         self.occurrences[game] = 1;
         self.plies[game] = 0;
         self.history[game].clear();
-        self.history[game].insert(self.start.key(), 1);
+        self.history[game].insert(position.key(), 1);
     }
 
     /// Plays `actions[i]` in game `i` for every game, restarts the games that end, and

@@ -198,3 +198,52 @@ fn games_stepped_one_at_a_time_agree_with_single_games() {
         ));
     }
 }
+
+#[test]
+fn a_game_reset_to_a_position_goes_on_from_there_and_later_restarts_from_the_start() {
+    let rules = Rules::new(Variant::Nine);
+    let mut sim = BatchSim::new(rules, 2);
+    let pos =
+        Position::from_position_string(&rules, "WW....../B......./W...B.B. w 0/0 - 0 40").unwrap();
+    sim.reset_to(1, pos).unwrap();
+    assert_eq!(sim.positions()[1].key(), pos.key());
+    assert_eq!((sim.plies()[1], sim.occurrences()[1]), (0, 1));
+    assert_eq!(
+        sim.positions()[0],
+        Position::start(&rules),
+        "game 0 untouched"
+    );
+    // Play it to its end, as a single game does, then it restarts from the empty board.
+    let space = ActionSpace::new(&rules);
+    let mut single = Game::from_position(rules, pos).unwrap();
+    let mut rng = Pcg64Mcg::seed_from_u64(3);
+    loop {
+        let legal = single.legal_moves();
+        let action = space.index(legal[rng.random_range(0..legal.len())]);
+        let ended = sim.step_one(1, action).unwrap();
+        single.play(space.decode(action).unwrap()).unwrap();
+        if let Some(f) = ended {
+            assert_eq!(f.status, single.status());
+            assert_eq!(f.plies as usize, single.ply());
+            break;
+        }
+        assert_eq!(sim.positions()[1], *single.position());
+        assert_eq!(sim.occurrences()[1], single.occurrences());
+    }
+    assert_eq!(sim.positions()[1], Position::start(&rules));
+    let over =
+        Position::from_position_string(&rules, "WWW...../B......./........ b 0/0 - 0 40").unwrap();
+    assert!(matches!(
+        sim.reset_to(0, over),
+        Err(BatchError::StartIsOver(_))
+    ));
+    assert!(matches!(
+        sim.reset_to(2, pos),
+        Err(BatchError::NoSuchGame { .. })
+    ));
+    assert_eq!(
+        sim.positions()[0],
+        Position::start(&rules),
+        "refusals change nothing"
+    );
+}

@@ -4,6 +4,8 @@
 pub use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
+use crate::starts::RandomStarts;
+
 /// How the root chooses where simulations go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -150,6 +152,8 @@ pub struct SelfPlayConfig {
     pub random_opening_plies: u32,
     /// Playout cap randomisation.
     pub playout_cap: PlayoutCap,
+    /// Games started from random positions of the moving phase (none by default).
+    pub random_starts: RandomStarts,
     /// Endgame databases (off by default).
     pub endgame: EndgameUse,
     /// Where a training run's self-play games are played: on this machine, or on a Ray
@@ -238,6 +242,7 @@ impl Default for SelfPlayConfig {
             max_plies: 400,
             random_opening_plies: 0,
             playout_cap: PlayoutCap::default(),
+            random_starts: RandomStarts::default(),
             endgame: EndgameUse::default(),
             backend: Backend::Local,
             ray: RayConfig::default(),
@@ -338,6 +343,7 @@ impl SelfPlayConfig {
             "selfplay.endgame.play_out_share",
             "must be in 0..=1",
         )?;
+        self.random_starts.validate()?;
         SettingError::check(
             self.playout_cap.cheap_simulations >= 1,
             "selfplay.playout_cap.cheap_simulations",

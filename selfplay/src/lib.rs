@@ -8,6 +8,7 @@
 //!   by canonical position.
 //! - [`selfplay`]: threads of interleaved games sharing network batches, playout cap
 //!   randomisation, shards.
+//! - [`starts`]: random starting positions of the moving phase.
 //! - [`shard`]: the record format.
 
 pub mod agent;
@@ -18,6 +19,7 @@ pub mod evaluator;
 pub mod search;
 pub mod selfplay;
 pub mod shard;
+pub mod starts;
 pub mod tree;
 
 pub use agent::{SearchAgent, SearchPlayer};
@@ -31,3 +33,4 @@ pub use evaluator::{EvalCache, Evaluator, UniformEvaluator};
 pub use search::{Advance, GameSearch, SearchContext, SearchResult};
 pub use selfplay::{PlayedGame, SelfPlayError, SelfPlayJob, SelfPlayStats, run};
 pub use shard::{Sample, ShardError, ShardHeader, read_shard, write_shard};
+pub use starts::RandomStarts;

@@ -60,6 +60,8 @@ pub struct PlayedGame {
     pub adjudicated: bool,
     /// Whether it reached a position with a certain database value and was played on.
     pub played_out: bool,
+    /// Whether it started from a random position (`selfplay.random_starts`).
+    pub random_start: bool,
 }
 
 /// What a run did and where its time went.
@@ -88,6 +90,8 @@ pub struct SelfPlayStats {
     /// Games that reached a position with a certain database value and were played on
     /// (`selfplay.endgame.play_out_share`).
     pub played_out: u64,
+    /// Games that started from a random position.
+    pub random_starts: u64,
     /// Cache hits and misses.
     pub cache_hits: u64,
     /// Cache misses.
@@ -113,6 +117,7 @@ impl SelfPlayStats {
         self.results[(1 - game.result) as usize] += 1;
         self.adjudicated += u64::from(game.adjudicated);
         self.played_out += u64::from(game.played_out);
+        self.random_starts += u64::from(game.random_start);
     }
 
     fn add(&mut self, o: &SelfPlayStats) {
@@ -129,6 +134,7 @@ impl SelfPlayStats {
         self.cache_hits += o.cache_hits;
         self.adjudicated += o.adjudicated;
         self.played_out += o.played_out;
+        self.random_starts += o.random_starts;
         self.cache_misses += o.cache_misses;
         self.shards.extend(o.shards.iter().cloned());
     }
@@ -167,6 +173,13 @@ pub enum SelfPlayError {
         /// The game's index in the run.
         game: u64,
     },
+    /// Every random start drawn for a game was already over (not seen with any men
+    /// counts the settings allow).
+    #[error("game {game}: every random starting position drawn was already over")]
+    NoRandomStart {
+        /// The game's index in the run.
+        game: u64,
+    },
 }
 
 /// The random generator of game `index` of a run.
@@ -192,6 +205,9 @@ pub fn run<E: Evaluator + Clone + Send>(
             "selfplay.endgame",
             "probes and adjudication need endgame databases ([solver] db)",
         )));
+    }
+    if job.selfplay.random_starts.share > 0.0 {
+        job.selfplay.random_starts.validate_for(&job.rules)?;
     }
     let probes = job.endgame.clone().filter(|_| uses.probes);
     let ctx = SearchContext::new(job.rules, job.search.clone()).with_endgame(probes);
@@ -248,6 +264,8 @@ struct Slot {
     play_out: bool,
     /// Has reached a position with a certain database value.
     reached_databases: bool,
+    /// Started from a random position.
+    random_start: bool,
 }
 
 /// What one thread plays: the games it keeps in flight as one [`BatchSim`] (which steps,
@@ -330,22 +348,45 @@ impl<E: Evaluator> Worker<'_, E> {
             if self.slots[i].is_some() || self.next_game >= self.job.games {
                 continue;
             }
-            self.sim.reset(i)?;
-            let mut s = Slot {
-                index: self.next_game,
-                search: GameSearch::new(Game::new(self.job.rules)),
-                rng: game_rng(self.job.seed, self.next_game),
-                samples: Vec::new(),
-                full: true,
-                play_out: plays_out(self.job, self.next_game),
-                reached_databases: false,
-            };
-            play_random_opening(self.ctx, self.job, &mut s, &mut self.sim, i)?;
-            start_search(&self.job.search, &self.job.selfplay, &mut s);
+            let mut s = self.new_game(i)?;
+            start_search(self.ctx, &self.job.selfplay, &mut s);
             self.slots[i] = Some(s);
             self.next_game += self.step;
         }
         Ok(())
+    }
+
+    /// Game `next_game` in slot `i` of the simulator: from a random position (a share
+    /// of the games, never adjudicated), or from the empty board after its random opening.
+    fn new_game(&mut self, i: usize) -> Result<Slot, SelfPlayError> {
+        let (job, index) = (self.job, self.next_game);
+        let mut rng = game_rng(job.seed, index);
+        let starts = &job.selfplay.random_starts;
+        let random_start = drawn(job.seed, RANDOM_START_STREAM, index) < starts.share;
+        let game = if random_start {
+            let game = starts
+                .draw(job.rules, &mut rng)
+                .ok_or(SelfPlayError::NoRandomStart { game: index })?;
+            self.sim.reset_to(i, *game.position())?;
+            game
+        } else {
+            self.sim.reset(i)?;
+            Game::new(job.rules)
+        };
+        let mut s = Slot {
+            index,
+            search: GameSearch::new(game),
+            rng,
+            samples: Vec::new(),
+            full: true,
+            play_out: random_start || plays_out(job, index),
+            reached_databases: false,
+            random_start,
+        };
+        if !random_start {
+            play_random_opening(self.ctx, job, &mut s, &mut self.sim, i)?;
+        }
+        Ok(s)
     }
 
     /// Runs each game's search until it needs the network (its features join the batch)
@@ -455,9 +496,19 @@ fn play_random_opening(
     Ok(())
 }
 
-fn start_search(search: &SearchConfig, cfg: &SelfPlayConfig, s: &mut Slot) {
-    s.full =
-        !cfg.playout_cap.enabled || s.rng.random_range(0.0..1.0) < cfg.playout_cap.full_probability;
+/// Starts the search of the slot's next move: a full one (a training sample) or, under the
+/// playout cap, maybe a cheap one. With probes, a position certain in the databases is
+/// always searched fully: its leaves are database values, so a full search costs one
+/// network call.
+fn start_search(ctx: &SearchContext, cfg: &SelfPlayConfig, s: &mut Slot) {
+    let certain = ctx
+        .endgame
+        .as_ref()
+        .is_some_and(|e| e.probe(&s.search.game).is_some());
+    let search = &ctx.config;
+    s.full = certain
+        || !cfg.playout_cap.enabled
+        || s.rng.random_range(0.0..1.0) < cfg.playout_cap.full_probability;
     let sims = if s.full {
         search.simulations
     } else {
@@ -503,7 +554,7 @@ fn finish_move(
                 return Ok(Some(game));
             }
             if sim.plies()[i] < cfg.max_plies {
-                start_search(&ctx.config, cfg, s);
+                start_search(ctx, cfg, s);
                 return Ok(None);
             }
             (0, sim.plies()[i])
@@ -515,14 +566,20 @@ fn finish_move(
 /// Whether game `index` is one of the share played to the end past the databases: drawn
 /// from the run's seed and the index alone, so that it does not disturb the game's moves.
 fn plays_out(job: &SelfPlayJob, index: u64) -> bool {
-    let share = job.selfplay.endgame.play_out_share;
-    let draw = kvarn_game::seeds::derive(job.seed, PLAY_OUT_STREAM, index);
-    let unit = (draw >> 11) as f64 / (1u64 << 53) as f64;
-    unit < share
+    drawn(job.seed, PLAY_OUT_STREAM, index) < job.selfplay.endgame.play_out_share
 }
 
-/// Seed stream of the play-out draw (apart from the games' own generators).
+/// A number in `0..1` for game `index` from the run's seed and a stream of its own, apart
+/// from the game's generator, so that choosing a game's kind does not disturb its moves.
+fn drawn(seed: u64, stream: u64, index: u64) -> f64 {
+    let draw = kvarn_game::seeds::derive(seed, stream, index);
+    (draw >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Seed stream of the play-out draw.
 const PLAY_OUT_STREAM: u64 = 0x656e_6467;
+/// Seed stream of the random-start draw.
+const RANDOM_START_STREAM: u64 = 0x7374_6172;
 
 /// The game's result for White from the databases, when they know it for certain and the
 /// game is not one of those played out (which are counted once instead).
@@ -566,7 +623,8 @@ fn finished_game(s: &mut Slot, white: i8, plies: u32) -> PlayedGame {
         plies,
         samples,
         adjudicated: false,
-        played_out: s.reached_databases,
+        played_out: s.reached_databases && !s.random_start,
+        random_start: s.random_start,
     }
 }
 

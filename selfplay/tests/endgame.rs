@@ -9,8 +9,9 @@ use kvarn_eval::solver::{Solver, Subspace, Value};
 use kvarn_game::{ActionSpace, Color, Game, Rules, Variant, encoding};
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
-    Advance, EndgameUse, EvalCache, Evaluator, GameSearch, SearchConfig, SearchContext,
-    SearchPlayer, SelfPlayConfig, SelfPlayJob, UniformEvaluator, run, selfplay::game_rng,
+    Advance, EndgameUse, EvalCache, Evaluator, GameSearch, RandomStarts, SearchConfig,
+    SearchContext, SearchPlayer, SelfPlayConfig, SelfPlayJob, UniformEvaluator, run,
+    selfplay::game_rng,
 };
 
 fn uniform(rules: &Rules) -> UniformEvaluator {
@@ -235,4 +236,71 @@ fn games_played_on_through_certain_positions_with_probes_and_a_reused_tree_finis
         .expect("self-play hung on a certain position")
         .unwrap();
     assert!(played_out >= 1, "no game reached the databases");
+}
+
+#[test]
+fn random_starts_play_to_the_end_and_search_certain_positions_fully() {
+    let mut job = five_job(0.0);
+    job.selfplay.endgame.probes = true;
+    job.selfplay.random_starts = RandomStarts {
+        share: 0.5,
+        min_men: 3,
+        max_men: 4,
+    };
+    job.selfplay.playout_cap.enabled = true;
+    job.selfplay.playout_cap.full_probability = 0.0;
+    let eval = uniform(&job.rules);
+    let (stats, games) = run(&job, &eval, None).unwrap();
+    let starts: Vec<_> = games.iter().filter(|g| g.random_start).collect();
+    assert_eq!(stats.random_starts, starts.len() as u64);
+    assert!(
+        (4..=20).contains(&starts.len()),
+        "{} of 24 games started from random positions",
+        starts.len()
+    );
+    let endgame = job.endgame.as_ref().unwrap();
+    let mut first_positions = std::collections::HashSet::new();
+    for g in &starts {
+        let first = g.samples[0].position;
+        assert_eq!(first.in_hand(Color::White) + first.in_hand(Color::Black), 0);
+        for c in [Color::White, Color::Black] {
+            assert!((3..=4).contains(&first.men(c).count()));
+        }
+        first_positions.insert(first.key());
+        // Inside Five's databases from the start, yet never adjudicated.
+        assert!(!g.adjudicated && !g.played_out);
+        assert_eq!(g.samples.len() as u32, g.plies);
+    }
+    assert_eq!(first_positions.len(), starts.len(), "starts repeat");
+    // With probes, positions certain in the databases are searched fully, although the
+    // playout cap asks for no full search at all: a random start (nothing repeated yet)
+    // whose value is certain, and any drawn position (a draw is certain whatever repeated).
+    let mut full = 0;
+    for g in &games {
+        for (i, sample) in g.samples.iter().enumerate() {
+            let game = Game::from_position(job.rules, sample.position).unwrap();
+            let certain = match endgame.probe(&game) {
+                Some(Value::Draw) => true,
+                Some(_) => g.random_start && i == 0,
+                None => false,
+            };
+            if certain {
+                assert!(sample.full_search, "game {} ply {i}", g.index);
+                full += 1;
+            }
+        }
+    }
+    assert!(full >= starts.len(), "{full} full searches");
+    // The other games are those of a run without random starts: choosing a game's kind
+    // does not disturb the games themselves.
+    let mut without = job.clone();
+    without.selfplay.random_starts.share = 0.0;
+    let (_, plain) = run(&without, &eval, None).unwrap();
+    for (a, b) in games.iter().zip(&plain) {
+        if !a.random_start {
+            assert_eq!(a, b);
+        }
+    }
+    let (_, again) = run(&job, &eval, None).unwrap();
+    assert_eq!(games, again, "the same seed gives the same games");
 }

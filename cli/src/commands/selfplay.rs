@@ -203,6 +203,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
             "results": stats.results,
             "adjudicated": stats.adjudicated,
             "played_out": stats.played_out,
+            "random_starts": stats.random_starts,
             "seconds": stats.elapsed.as_secs_f64(),
         });
         std::fs::write(path, figures.to_string())
@@ -257,12 +258,18 @@ fn print_stats(stats: &SelfPlayStats, engine: &Inference) {
         engine.path_name(),
         100.0 * stats.cache_hits as f64 / (stats.cache_hits + stats.cache_misses).max(1) as f64
     );
+    let share = |n: u64| 100.0 * n as f64 / stats.games.max(1) as f64;
     if stats.adjudicated + stats.played_out > 0 {
-        let share = |n: u64| 100.0 * n as f64 / stats.games.max(1) as f64;
         outln!(
             "endgame databases: {:.1}% of games adjudicated, {:.1}% reached them and played on",
             share(stats.adjudicated),
             share(stats.played_out)
+        );
+    }
+    if stats.random_starts > 0 {
+        outln!(
+            "{:.1}% of games started from random positions",
+            share(stats.random_starts)
         );
     }
 }

@@ -47,6 +47,9 @@ struct TaskLine {
     results: [u64; 3],
     adjudicated: u64,
     played_out: u64,
+    /// Absent from tasks of builds before random starts.
+    #[serde(default)]
+    random_starts: u64,
 }
 
 /// What the cluster needs for one generation.
@@ -226,6 +229,7 @@ fn add(stats: &mut SelfPlayStats, task: &TaskLine) {
     }
     stats.adjudicated += task.adjudicated;
     stats.played_out += task.played_out;
+    stats.random_starts += task.random_starts;
 }
 
 #[cfg(test)]
