@@ -76,14 +76,22 @@ impl Endgame {
     }
 
     /// At a root with a certain value, the move to play: `preferred` (the search's choice)
-    /// when it keeps a win or draw, else a fastest win or a drawing move; `None` when the
-    /// root is not certain or lost (any move then loses).
+    /// when it keeps a win or draw, else a fastest win or a drawing move; at a lost root a
+    /// slowest loss, the best defence, so that the winner's play is learnt along the whole
+    /// of a long win rather than against a collapse; `None` when the root is not certain.
     pub fn root_move(&self, game: &Game, preferred: Move) -> Option<Move> {
         let value = self.probe(game)?;
         let moves = self.solver.move_values(game.position());
         let value_of = |m: Move| moves.iter().find(|&&(x, _)| x == m).and_then(|&(_, v)| v);
         match value {
-            Value::Loss(_) => None,
+            Value::Loss(_) => moves
+                .iter()
+                .filter_map(|&(m, v)| match v {
+                    Some(Value::Loss(d)) => Some((d, m)),
+                    _ => None,
+                })
+                .max_by_key(|&(d, _)| d)
+                .map(|(_, m)| m),
             Value::Draw => {
                 let keeps = |m: Move| matches!(value_of(m), Some(Value::Draw | Value::Win(_)));
                 if keeps(preferred) {

@@ -19,6 +19,7 @@ use crate::endgame::Endgame;
 use crate::evaluator::{EvalCache, Evaluator};
 use crate::search::{Advance, GameSearch, SearchContext};
 use crate::shard::{GameSummary, SHARD_EXTENSION, Sample, ShardError, ShardHeader, write_shard};
+use kvarn_eval::solver::Value;
 
 /// A self-play run to make.
 #[derive(Debug, Clone)]
@@ -175,7 +176,11 @@ pub enum SelfPlayError {
     },
     /// Every random start drawn for a game was already over (not seen with any men
     /// counts the settings allow).
-    #[error("game {game}: every random starting position drawn was already over")]
+    #[error(
+        "game {game}: every random starting position drawn was already over, or (for a \
+         decisive start) not a certain win or loss in the databases: do they cover \
+         selfplay.random_starts' men?"
+    )]
     NoRandomStart {
         /// The game's index in the run.
         game: u64,
@@ -203,7 +208,7 @@ pub fn run<E: Evaluator + Clone + Send>(
     if uses.enabled() && job.endgame.is_none() {
         return Err(SelfPlayError::Setting(SettingError::new(
             "selfplay.endgame",
-            "probes and adjudication need endgame databases ([solver] db)",
+            "probes, adjudication and decisive starts need endgame databases ([solver] db)",
         )));
     }
     if job.selfplay.random_starts.share > 0.0 {
@@ -364,8 +369,8 @@ impl<E: Evaluator> Worker<'_, E> {
         let starts = &job.selfplay.random_starts;
         let random_start = drawn(job.seed, RANDOM_START_STREAM, index) < starts.share;
         let game = if random_start {
-            let game = starts
-                .draw(job.rules, &mut rng)
+            let game = self
+                .draw_start(index, &mut rng)
                 .ok_or(SelfPlayError::NoRandomStart { game: index })?;
             self.sim.reset_to(i, *game.position())?;
             game
@@ -387,6 +392,26 @@ impl<E: Evaluator> Worker<'_, E> {
             play_random_opening(self.ctx, job, &mut s, &mut self.sim, i)?;
         }
         Ok(s)
+    }
+
+    /// Game `index`'s random start: a decisive one (a certain win or loss in the
+    /// databases, far enough from its end) for the share
+    /// `selfplay.endgame.decisive_starts` of them, chosen from a seed stream of its own.
+    fn draw_start(&self, index: u64, rng: &mut Pcg64Mcg) -> Option<Game> {
+        let (job, starts) = (self.job, &self.job.selfplay.random_starts);
+        let uses = &job.selfplay.endgame;
+        match &job.endgame {
+            Some(endgame)
+                if drawn(job.seed, DECISIVE_START_STREAM, index) < uses.decisive_starts =>
+            {
+                let decisive = |g: &Game| match endgame.probe(g) {
+                    Some(Value::Win(d) | Value::Loss(d)) => d >= uses.decisive_min_turns,
+                    _ => false,
+                };
+                starts.draw_where(job.rules, rng, DECISIVE_DRAWS, decisive)
+            }
+            _ => starts.draw(job.rules, rng),
+        }
     }
 
     /// Runs each game's search until it needs the network (its features join the batch)
@@ -580,6 +605,12 @@ fn drawn(seed: u64, stream: u64, index: u64) -> f64 {
 const PLAY_OUT_STREAM: u64 = 0x656e_6467;
 /// Seed stream of the random-start draw.
 const RANDOM_START_STREAM: u64 = 0x7374_6172;
+/// Seed stream of the decisive-start draw.
+const DECISIVE_START_STREAM: u64 = 0x6465_6369;
+/// Draws of a decisive start before it gives up: one uniform start in a few dozen is
+/// decisive where the databases cover the men drawn (a probe costs well under a
+/// microsecond), none where they do not.
+const DECISIVE_DRAWS: usize = 100_000;
 
 /// The game's result for White from the databases, when they know it for certain and the
 /// game is not one of those played out (which are counted once instead).

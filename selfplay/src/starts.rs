@@ -77,8 +77,21 @@ impl RandomStarts {
     /// drawn uniformly; drawn again where the game is already over. `None` only when
     /// [`DRAWS`] draws all end the game at once.
     pub fn draw(&self, rules: Rules, rng: &mut impl Rng) -> Option<Game> {
+        self.draw_where(rules, rng, DRAWS, |_| true)
+    }
+
+    /// [`RandomStarts::draw`], drawn again also where `accept` refuses the game, at most
+    /// `tries` draws in all. The generator advances exactly as `draw`'s where `accept`
+    /// takes every game, so that a run without a condition keeps its games.
+    pub fn draw_where(
+        &self,
+        rules: Rules,
+        rng: &mut impl Rng,
+        tries: usize,
+        accept: impl Fn(&Game) -> bool,
+    ) -> Option<Game> {
         let points: Vec<_> = rules.board().squares().collect();
-        for _ in 0..DRAWS {
+        for _ in 0..tries {
             let white = usize::from(rng.random_range(self.min_men..=self.max_men));
             let black = usize::from(rng.random_range(self.min_men..=self.max_men));
             let side = if rng.random_bool(0.5) {
@@ -104,7 +117,7 @@ impl RandomStarts {
                 continue;
             };
             match Game::from_position(rules, pos) {
-                Ok(game) if !game.status().is_over() => return Some(game),
+                Ok(game) if !game.status().is_over() && accept(&game) => return Some(game),
                 _ => continue,
             }
         }

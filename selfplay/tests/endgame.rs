@@ -174,6 +174,7 @@ fn five_job(play_out_share: f64) -> SelfPlayJob {
                 probes: false,
                 adjudicate: true,
                 play_out_share,
+                ..EndgameUse::default()
             },
             ..SelfPlayConfig::default()
         },
@@ -303,4 +304,107 @@ fn random_starts_play_to_the_end_and_search_certain_positions_fully() {
     }
     let (_, again) = run(&job, &eval, None).unwrap();
     assert_eq!(games, again, "the same seed gives the same games");
+}
+
+#[test]
+fn at_a_lost_root_the_databases_choose_a_slowest_loss() {
+    let (rules, solver) = nine_three_against_three();
+    let endgame = kvarn_selfplay::Endgame::new(solver.clone());
+    let (mut lost, mut faster) = (0, 0);
+    for pos in positions(&solver, 200) {
+        let game = Game::from_position(rules, pos).unwrap();
+        let Some(Value::Loss(d)) = endgame.probe(&game) else {
+            continue;
+        };
+        let any = game.legal_moves()[0];
+        let chosen = endgame
+            .root_move(&game, any)
+            .expect("a lost root has a move");
+        let values = solver.move_values(game.position());
+        let value_of = |m| values.iter().find(|&&(x, _)| x == m).unwrap().1;
+        // The best defence loses in exactly the root's distance (values are backed up to
+        // the mover), where other moves may lose sooner.
+        assert_eq!(value_of(chosen), Some(Value::Loss(d)), "{pos:?}");
+        faster += usize::from(
+            values
+                .iter()
+                .any(|&(_, v)| matches!(v, Some(Value::Loss(e)) if e < d)),
+        );
+        lost += 1;
+    }
+    assert!(
+        lost >= 5 && faster >= 1,
+        "{lost} lost positions, {faster} with a faster loss"
+    );
+}
+
+fn decisive_job(decisive_starts: f64, decisive_min_turns: u16) -> SelfPlayJob {
+    let mut job = five_job(0.0);
+    job.selfplay.endgame = EndgameUse {
+        probes: true,
+        adjudicate: true,
+        play_out_share: 0.0,
+        decisive_starts,
+        decisive_min_turns,
+    };
+    job.selfplay.random_starts = RandomStarts {
+        share: 0.5,
+        min_men: 3,
+        max_men: 4,
+    };
+    job
+}
+
+#[test]
+fn decisive_starts_are_certain_wins_or_losses_far_enough_from_their_end() {
+    let job = decisive_job(1.0, 5);
+    let eval = uniform(&job.rules);
+    let (_, games) = run(&job, &eval, None).unwrap();
+    let endgame = job.endgame.as_ref().unwrap();
+    let starts: Vec<_> = games.iter().filter(|g| g.random_start).collect();
+    assert!(starts.len() >= 4, "{} random starts", starts.len());
+    for g in &starts {
+        let game = Game::from_position(job.rules, g.samples[0].position).unwrap();
+        let value = endgame.probe(&game);
+        assert!(
+            matches!(value, Some(Value::Win(d) | Value::Loss(d)) if d >= 5),
+            "game {}: {value:?}",
+            g.index
+        );
+        // Played by the databases' choices on both sides, the start's result holds.
+        let white_moves = g.samples[0].position.side_to_move() == Color::White;
+        let won = matches!(value, Some(Value::Win(_))) == white_moves;
+        assert_eq!(g.result, if won { 1 } else { -1 }, "game {}", g.index);
+    }
+    // The games of other kinds are those of a run without decisive starts.
+    let (_, plain) = run(&decisive_job(0.0, 5), &eval, None).unwrap();
+    for (a, b) in games.iter().zip(&plain) {
+        assert_eq!(a.random_start, b.random_start);
+        if !a.random_start {
+            assert_eq!(a, b);
+        }
+    }
+    let (_, again) = run(&job, &eval, None).unwrap();
+    assert_eq!(games, again, "the same seed gives the same games");
+}
+
+#[test]
+fn decisive_starts_are_refused_without_databases_or_random_starts() {
+    let eval = uniform(&Rules::new(Variant::Five));
+    let mut without_db = decisive_job(0.5, 1);
+    without_db.endgame = None;
+    let err = run(&without_db, &eval, None).unwrap_err().to_string();
+    assert!(err.contains("decisive starts"), "{err}");
+    let mut without_starts = decisive_job(0.5, 1);
+    without_starts.selfplay.random_starts.share = 0.0;
+    let err = run(&without_starts, &eval, None).unwrap_err().to_string();
+    assert!(err.contains("selfplay.endgame.decisive_starts"), "{err}");
+    let err = run(&decisive_job(1.5, 1), &eval, None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("must be in 0..=1"), "{err}");
+    let err = run(&decisive_job(0.5, 0), &eval, None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("decisive_min_turns"), "{err}");
 }

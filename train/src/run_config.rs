@@ -441,7 +441,7 @@ impl RunConfig {
         SettingError::check(
             !self.selfplay.endgame.enabled() || self.solver.db.is_some(),
             "selfplay.endgame",
-            "probes and adjudication use the [solver] databases: set solver.db",
+            "probes, adjudication and decisive starts use the [solver] databases: set solver.db",
         )?;
         self.solver.validate(self.rules.variant())
     }
