@@ -607,9 +607,8 @@ const PLAY_OUT_STREAM: u64 = 0x656e_6467;
 const RANDOM_START_STREAM: u64 = 0x7374_6172;
 /// Seed stream of the decisive-start draw.
 const DECISIVE_START_STREAM: u64 = 0x6465_6369;
-/// Draws of a decisive start before it gives up: one uniform start in a few dozen is
-/// decisive where the databases cover the men drawn (a probe costs well under a
-/// microsecond), none where they do not.
+/// Draws of a decisive start before it gives up: a probe is cheap, so even a rare kind of
+/// start is found; none is where the databases do not cover the men drawn.
 const DECISIVE_DRAWS: usize = 100_000;
 
 /// The game's result for White from the databases, when they know it for certain and the
