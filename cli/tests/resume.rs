@@ -1,5 +1,6 @@
 //! A run resumed from another folder reads its relative paths from the folder it started
-//! in: the perfect player's databases are found, and no evaluation game is lost.
+//! in: the perfect player's databases are found, and no evaluation game is lost. A resume
+//! with `--set` records the change; an edited config.toml is refused.
 
 use std::path::Path;
 use std::process::Command;
@@ -76,4 +77,35 @@ fn a_run_resumed_from_another_folder_finds_its_relative_databases() {
         assert!(perfect.failures.is_empty(), "{:?}", perfect.failures);
         assert_eq!(perfect.tally.games(), 2, "generation {}", r.generation);
     }
+    let set = "train.learning_rate=0.0005";
+    kvarn(
+        &elsewhere,
+        &[
+            "train",
+            "--resume",
+            run_arg,
+            "--generations",
+            "3",
+            "--set",
+            set,
+        ],
+    );
+    let m = Manifest::read(&RunDir::new(&run)).unwrap();
+    assert_eq!(m.generations_done(), 3);
+    assert_eq!(m.state.amendments.len(), 1);
+    assert_eq!(m.state.amendments[0].generation, 3);
+    assert_eq!(m.state.amendments[0].settings, [set]);
+    let config = run.join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, text.replace("seed = 3", "seed = 4")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args(["train", "--resume", run_arg, "--generations", "4"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("config.toml was changed after the run started"),
+        "{err}"
+    );
 }

@@ -17,12 +17,17 @@ pub enum Schedule {
         /// Factor of each drop.
         factor: f64,
     },
-    /// Cosine decay from the rate to `min_fraction` of it over `steps`, then flat.
+    /// Cosine decay from the rate to `min_fraction` of it over `steps` from step `start`,
+    /// then flat. A `start` past 0 restarts the decay in a resumed run (set with
+    /// `--resume DIR --set train.schedule=...`), a warm restart.
     Cosine {
         /// Steps of the decay.
         steps: u64,
         /// Where it ends, as a fraction of the starting rate.
         min_fraction: f64,
+        /// The optimiser step where the decay begins (the full rate before it).
+        #[serde(default)]
+        start: u64,
     },
 }
 
@@ -43,6 +48,7 @@ impl Schedule {
             Schedule::Cosine {
                 steps,
                 min_fraction,
+                ..
             } => SettingError::check(
                 steps >= 1 && min_fraction.is_finite() && (0.0..=1.0).contains(&min_fraction),
                 "train.schedule",
@@ -175,8 +181,9 @@ impl TrainConfig {
             Schedule::Cosine {
                 steps,
                 min_fraction,
+                start,
             } => {
-                let t = (step.min(steps) as f64) / steps as f64;
+                let t = (step.saturating_sub(start).min(steps) as f64) / steps as f64;
                 let min = lr * min_fraction;
                 min + (lr - min) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
             }

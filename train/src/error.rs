@@ -31,6 +31,28 @@ pub enum RunError {
         /// What the lock file says of its holder.
         holder: String,
     },
+    /// The run's configuration was edited after it started.
+    #[error(
+        "{} was changed after the run started (checksum {recorded:08x} recorded, {found:08x} now): \
+         restore it, and change settings with --resume DIR --set KEY=VALUE, which the manifest records",
+        path.display()
+    )]
+    ConfigEdited {
+        /// The run's `config.toml`.
+        path: PathBuf,
+        /// Its checksum when the run started.
+        recorded: u32,
+        /// Its checksum now.
+        found: u32,
+    },
+    /// A resume asked to change a setting that is fixed for a run's life.
+    #[error(
+        "--set {0}: fixed for a run's life (the rules, the network, the steps per generation); start a new run"
+    )]
+    FixedSetting(String),
+    /// The configuration, with the settings of a resume, cannot be used.
+    #[error(transparent)]
+    Config(#[from] crate::run_config::ConfigError),
     /// A resume that cannot reproduce the uninterrupted run, not allowed.
     #[error("{0}; resume with --inexact to go on anyway (the manifest records it)")]
     Inexact(String),

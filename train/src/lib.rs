@@ -10,7 +10,8 @@
 //!   layout, [`manifest`] holds the generations done and their figures, [`metric`] names
 //!   every figure once for all the writers ([`metrics`] for TensorBoard, [`report`] for
 //!   the summary, the CSV, the plot and the terminal); [`run_config`] is the
-//!   configuration file and [`error`] says why a run stopped.
+//!   configuration file, [`resume`] what a resumed run goes on with, and [`error`] says
+//!   why a run stopped.
 
 pub mod bench;
 pub mod checkpoint;
@@ -23,6 +24,7 @@ pub mod metric;
 pub mod metrics;
 pub mod replay;
 pub mod report;
+pub mod resume;
 pub mod run;
 pub mod run_config;
 pub mod run_dir;

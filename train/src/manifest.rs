@@ -18,8 +18,12 @@ use crate::run_dir::RunDir;
 /// The format name in every manifest.
 pub const MANIFEST_FORMAT: &str = "kvarn-run";
 
-/// The layout version this Kvarn writes and reads.
-pub const MANIFEST_VERSION: u32 = 3;
+/// The layout version this Kvarn writes.
+pub const MANIFEST_VERSION: u32 = 4;
+
+/// The oldest layout version this Kvarn reads: version 3 lacks the configuration's
+/// checksum and the amendments, which its first resume records.
+pub const MANIFEST_OLDEST_VERSION: u32 = 3;
 
 /// What `manifest.json` holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +54,24 @@ pub struct RunState {
     pub selfplay_done: Option<SelfPlayDone>,
     /// Resumes that could not reproduce the uninterrupted run, and why.
     pub inexact_resumes: Vec<InexactResume>,
+    /// CRC-32 of `config.toml` as the run started, so that a resume refuses a
+    /// configuration edited behind the run's back (absent in version-3 manifests until
+    /// their first resume records it).
+    #[serde(default)]
+    pub config_crc32: Option<u32>,
+    /// Settings changed on resume, in order, on top of `config.toml`.
+    #[serde(default)]
+    pub amendments: Vec<Amendment>,
+}
+
+/// Settings changed when a run was resumed (`kvarn train --resume DIR --set KEY=VALUE`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Amendment {
+    /// The first generation made with them.
+    pub generation: u32,
+    /// The settings, as `KEY=VALUE`.
+    pub settings: Vec<String>,
 }
 
 /// Self-play figures kept for the generation under way.
@@ -71,8 +93,9 @@ pub struct InexactResume {
 }
 
 impl Manifest {
-    /// The manifest of a run that has done nothing yet, started in `working_dir`.
-    pub fn new(working_dir: PathBuf) -> Manifest {
+    /// The manifest of a run that has done nothing yet, started in `working_dir` with a
+    /// configuration whose text has the CRC-32 `config_crc32`.
+    pub fn new(working_dir: PathBuf, config_crc32: u32) -> Manifest {
         Manifest {
             state: RunState {
                 format: MANIFEST_FORMAT.into(),
@@ -82,6 +105,8 @@ impl Manifest {
                 working_dir,
                 selfplay_done: None,
                 inexact_resumes: Vec::new(),
+                config_crc32: Some(config_crc32),
+                amendments: Vec::new(),
             },
             history: Vec::new(),
         }
@@ -128,16 +153,20 @@ impl Manifest {
         }
         let (state, history): (RunState, Vec<GenerationRecord>) =
             read_jsonl(&path).map_err(|e| RunError::manifest(&path, e))?;
-        if state.format != MANIFEST_FORMAT || state.version != MANIFEST_VERSION {
+        let known = MANIFEST_OLDEST_VERSION..=MANIFEST_VERSION;
+        if state.format != MANIFEST_FORMAT || !known.contains(&state.version) {
             return Err(RunError::manifest(
                 &path,
                 format!(
-                    "format {} version {}; this Kvarn reads {MANIFEST_FORMAT} version {MANIFEST_VERSION}",
+                    "format {} version {}; this Kvarn reads {MANIFEST_FORMAT} versions \
+                     {MANIFEST_OLDEST_VERSION} to {MANIFEST_VERSION}",
                     state.format, state.version
                 ),
             ));
         }
-        let m = Manifest { state, history };
+        let mut m = Manifest { state, history };
+        // Written back in the current layout; what version 3 lacks is recorded on resume.
+        m.state.version = MANIFEST_VERSION;
         m.check()
             .map_err(|reason| RunError::manifest(&path, reason))?;
         Ok(m)
@@ -159,6 +188,16 @@ impl Manifest {
                 "record {} is of generation {}",
                 r.0, r.1.generation
             ));
+        }
+        let mut since = 1;
+        for a in &s.amendments {
+            if a.generation < since || a.generation > s.generations_done + 1 {
+                return Err(format!(
+                    "an amendment of generation {} is out of order or ahead of the run",
+                    a.generation
+                ));
+            }
+            since = a.generation;
         }
         let promoted = self.history.iter().rev().find(|r| r.promoted);
         let champion = promoted.map_or(0, |r| r.generation);

@@ -168,6 +168,14 @@ pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
             resume.generation, resume.reason
         );
     }
+    for amendment in &manifest.state.amendments {
+        let _ = writeln!(
+            out,
+            "\n**Settings changed from generation {}**: `--set {}`",
+            amendment.generation,
+            amendment.settings.join(" --set ")
+        );
+    }
     out.push_str(
         "\nScores are the network's share of points (a draw is half). `strength.svg` plots them by generation; `summary.csv` holds every figure; `tensorboard --logdir tb` shows them with the losses by step.\n",
     );

@@ -27,6 +27,7 @@ use crate::manifest::{
 use crate::metric::metrics_of;
 use crate::metrics::Metrics;
 use crate::report;
+use crate::resume;
 use crate::run_config::RunConfig;
 use crate::run_dir::RunDir;
 use crate::stages::evaluation::{self, EvaluationStage};
@@ -85,18 +86,33 @@ fn write_new_run(
     let cfg_path = staging.config();
     write_atomically(&cfg_path, config_text.as_bytes()).map_err(|e| RunError::io(&cfg_path, e))?;
     let here = std::env::current_dir().map_err(|e| RunError::io(Path::new("."), e))?;
-    Manifest::new(here).write(staging)
+    Manifest::new(here, crc32fast::hash(config_text.as_bytes())).write(staging)
 }
 
 /// How [`run`] goes on.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunOptions {
+    /// Run until this many generations in all, in place of the configuration's count.
+    pub generations: Option<u32>,
+    /// Settings changed from the next generation on, as `KEY=VALUE`; recorded in the
+    /// manifest (see [`crate::resume`]).
+    pub settings: Vec<String>,
     /// Stop (after a checkpoint) once training reaches this many optimiser steps in all;
     /// a later call goes on from there.
     pub max_steps: Option<u64>,
     /// Go on where an exact resume is impossible (the checkpoint or games of the replay
     /// window are gone), recording it in the manifest; refused otherwise.
     pub allow_inexact: bool,
+}
+
+impl RunOptions {
+    /// Run until `generations` in all, otherwise as the configuration says.
+    pub fn until(generations: u32) -> RunOptions {
+        RunOptions {
+            generations: Some(generations),
+            ..RunOptions::default()
+        }
+    }
 }
 
 /// What every generation of a run shares.
@@ -115,22 +131,33 @@ struct Run<'a> {
 }
 
 /// Runs generations until the configuration's count is reached, resuming from what `dir`
-/// holds, with the folder locked against any other process; `on_generation` sees each
-/// finished generation and `progress`, when given, shows the stage and its rate.
+/// holds (its configuration with the settings changed on resumes, checked by
+/// [`resume::resumed_config`]), with the folder locked against any other process;
+/// `on_generation` sees the configuration and each finished generation, and `progress`,
+/// when given, shows the stage and its rate.
 ///
 /// # Errors
-/// Another process holds the run, a resume cannot be exact (unless allowed), a file
-/// cannot be read or written, or a stage fails.
+/// Another process holds the run, its configuration was edited or a setting cannot be
+/// changed, a resume cannot be exact (unless allowed), a file cannot be read or written,
+/// or a stage fails.
 pub fn run(
-    config: &RunConfig,
     dir: &RunDir,
-    options: RunOptions,
+    options: &RunOptions,
     progress: Option<&ProgressBar>,
-    mut on_generation: impl FnMut(&GenerationRecord),
+    mut on_generation: impl FnMut(&RunConfig, &GenerationRecord),
 ) -> Result<Manifest, RunError> {
     let _lock = dir.lock()?;
     let mut manifest = Manifest::read(dir)?;
-    let mut run = Run::open(config, dir, &mut manifest, options, progress)?;
+    let (text, amended) = resume::resumed_config(dir, &mut manifest, &options.settings)?;
+    if amended {
+        manifest.write(dir)?;
+    }
+    let origin = dir.config().display().to_string();
+    let mut config = RunConfig::parse_in(&text, &origin, &manifest.state.working_dir)?;
+    if let Some(g) = options.generations {
+        config.run.generations = g;
+    }
+    let mut run = Run::open(&config, dir, &mut manifest, options, progress)?;
     while manifest.generations_done() < config.run.generations {
         let Some(record) = run.generation(&mut manifest, options.max_steps)? else {
             return Ok(manifest);
@@ -139,7 +166,7 @@ pub fn run(
         manifest.push(record.clone());
         manifest.write(dir)?;
         report::write(dir, &run.config, &manifest)?;
-        on_generation(&record);
+        on_generation(&run.config, &record);
     }
     Ok(manifest)
 }
@@ -159,7 +186,7 @@ impl<'a> Run<'a> {
         config: &RunConfig,
         dir: &'a RunDir,
         manifest: &mut Manifest,
-        options: RunOptions,
+        options: &RunOptions,
         progress: Option<&'a ProgressBar>,
     ) -> Result<Run<'a>, RunError> {
         let config = with_paths_from(config, &manifest.state.working_dir);
@@ -322,7 +349,7 @@ fn trainer(
     config: &RunConfig,
     dir: &RunDir,
     manifest: &mut Manifest,
-    options: RunOptions,
+    options: &RunOptions,
     device: &Device,
 ) -> Result<(Trainer, TrainingProgress), RunError> {
     if dir.checkpoint().exists() {

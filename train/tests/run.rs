@@ -67,12 +67,12 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let d = &RunDir::new(dir.path());
     let cfg = config(1);
-    start(&cfg, "# test", d).unwrap();
+    begin(&cfg, d).unwrap();
     assert!(
-        start(&cfg, "# test", d).is_err(),
+        begin(&cfg, d).is_err(),
         "a second start in the same folder is refused"
     );
-    let m = run(&cfg, d, RunOptions::default(), None, |_| {}).unwrap();
+    let m = run(d, &RunOptions::default(), None, |_, _| {}).unwrap();
     assert_eq!(m.generations_done(), 1);
     assert!(d.model(1).exists());
     assert_eq!(games_of(d, 1), [0, 1, 2, 3, 4, 5]);
@@ -104,7 +104,7 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
     };
     kvarn_selfplay::run(&partial, &eval, None).unwrap();
     assert_eq!(games_of(d, 2), [0, 1]);
-    let m = run(&cfg2, d, RunOptions::default(), None, |_| {}).unwrap();
+    let m = run(d, &gens(2), None, |_, _| {}).unwrap();
     assert_eq!(m.generations_done(), 2);
     assert_eq!(
         games_of(d, 2),
@@ -118,14 +118,13 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
 
     // Stopped during training of generation 3, after 4 of its 6 steps: the resumed run
     // takes the same steps the whole one would have, from the checkpoint.
-    let cfg3 = config(3);
     let whole_dir = tempfile::tempdir().unwrap();
     let whole = &RunDir::new(whole_dir.path());
     copy_dir(d.root(), whole.root());
-    let stopped = run(&cfg3, d, stop_at(16), None, |_| {}).unwrap();
+    let stopped = run(d, &stop_at(3, 16), None, |_, _| {}).unwrap();
     assert_eq!(stopped.generations_done(), 2, "stopped inside generation 3");
-    let resumed = run(&cfg3, d, RunOptions::default(), None, |_| {}).unwrap();
-    let uninterrupted = run(&cfg3, whole, RunOptions::default(), None, |_| {}).unwrap();
+    let resumed = run(d, &gens(3), None, |_, _| {}).unwrap();
+    let uninterrupted = run(whole, &gens(3), None, |_, _| {}).unwrap();
     assert_eq!(resumed.generations_done(), 3);
     assert_eq!(resumed.history[2].step, 18);
     assert_eq!(games_of(d, 3), [0, 1, 2, 3, 4, 5]);
@@ -178,8 +177,8 @@ fn a_run_with_databases_scores_on_the_solver_promotes_by_score_and_writes_its_su
         ..SolverConfig::default()
     };
     cfg.validate().unwrap();
-    start(&cfg, "# test", d).unwrap();
-    let m = run(&cfg, d, RunOptions::default(), None, |_| {}).unwrap();
+    begin(&cfg, d).unwrap();
+    let m = run(d, &RunOptions::default(), None, |_, _| {}).unwrap();
     assert!(
         std::fs::read_dir(&db).unwrap().count() > 10,
         "databases built"
@@ -229,38 +228,25 @@ fn a_run_with_databases_scores_on_the_solver_promotes_by_score_and_writes_its_su
     // is refused.
     let set = d.solver_set();
     let before = std::fs::read(&set).unwrap();
-    let m3 = run(
-        &config_with(&cfg, 3),
-        d,
-        RunOptions::default(),
-        None,
-        |_| {},
-    )
-    .unwrap();
+    let m3 = run(d, &gens(3), None, |_, _| {}).unwrap();
     assert_eq!(m3.generations_done(), 3);
     assert_eq!(std::fs::read(&set).unwrap(), before);
     std::fs::write(&set, &before[..before.len() / 2]).unwrap();
-    assert!(
-        run(
-            &config_with(&cfg, 4),
-            d,
-            RunOptions::default(),
-            None,
-            |_| {}
-        )
-        .is_err()
-    );
+    assert!(run(d, &gens(4), None, |_, _| {}).is_err());
 }
 
-fn config_with(cfg: &RunConfig, generations: u32) -> RunConfig {
-    let mut c = cfg.clone();
-    c.run.generations = generations;
-    c
+/// Starts a run of `cfg` in `d`, with its configuration file written from it.
+fn begin(cfg: &RunConfig, d: &RunDir) -> Result<(), kvarn_train::RunError> {
+    start(cfg, &toml::to_string(cfg).unwrap(), d)
 }
 
-fn stop_at(steps: u64) -> RunOptions {
+fn gens(generations: u32) -> RunOptions {
+    RunOptions::until(generations)
+}
+
+fn stop_at(generations: u32, steps: u64) -> RunOptions {
     RunOptions {
         max_steps: Some(steps),
-        ..RunOptions::default()
+        ..RunOptions::until(generations)
     }
 }

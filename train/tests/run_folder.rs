@@ -45,10 +45,19 @@ fn config(generations: u32) -> RunConfig {
     }
 }
 
+/// Starts a run of `cfg` in `d`, with its configuration file written from it.
+fn begin(cfg: &RunConfig, d: &RunDir) -> Result<(), RunError> {
+    start(cfg, &toml::to_string(cfg).unwrap(), d)
+}
+
+fn gens(generations: u32) -> RunOptions {
+    RunOptions::until(generations)
+}
+
 fn started(generations: u32) -> (tempfile::TempDir, RunDir) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = RunDir::new(tmp.path().join("run"));
-    start(&config(generations), "# test", &dir).unwrap();
+    begin(&config(generations), &dir).unwrap();
     (tmp, dir)
 }
 
@@ -56,7 +65,7 @@ fn started(generations: u32) -> (tempfile::TempDir, RunDir) {
 fn a_second_process_cannot_work_on_a_run_in_use() {
     let (_tmp, dir) = started(1);
     let held = dir.lock().unwrap();
-    let e = run(&config(1), &dir, RunOptions::default(), None, |_| {}).unwrap_err();
+    let e = run(&dir, &gens(1), None, |_, _| {}).unwrap_err();
     assert!(matches!(e, RunError::Locked { .. }), "{e}");
     assert!(
         e.to_string()
@@ -64,16 +73,16 @@ fn a_second_process_cannot_work_on_a_run_in_use() {
         "{e}"
     );
     drop(held);
-    let m = run(&config(1), &dir, RunOptions::default(), None, |_| {}).unwrap();
+    let m = run(&dir, &gens(1), None, |_, _| {}).unwrap();
     assert_eq!(m.generations_done(), 1);
 }
 
 #[test]
 fn a_new_run_is_refused_in_a_folder_with_an_old_runs_files() {
     let (_tmp, dir) = started(1);
-    run(&config(1), &dir, RunOptions::default(), None, |_| {}).unwrap();
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
     std::fs::remove_file(dir.manifest()).unwrap();
-    let e = start(&config(2), "# test", &dir).unwrap_err();
+    let e = begin(&config(2), &dir).unwrap_err();
     assert!(matches!(e, RunError::NotEmpty(_)), "{e}");
     assert!(dir.model(1).exists(), "the old run's files are left alone");
 }
@@ -81,23 +90,23 @@ fn a_new_run_is_refused_in_a_folder_with_an_old_runs_files() {
 #[test]
 fn an_edited_or_damaged_manifest_is_refused() {
     let (_tmp, dir) = started(1);
-    run(&config(1), &dir, RunOptions::default(), None, |_| {}).unwrap();
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
     let text = std::fs::read_to_string(dir.manifest()).unwrap();
     let edited = text.replace("\"generations_done\":1", "\"generations_done\":2");
     assert_ne!(edited, text);
     std::fs::write(dir.manifest(), &edited).unwrap();
     let e = Manifest::read(&dir).unwrap_err().to_string();
     assert!(e.contains("manifest.json"), "{e}");
-    let e = run(&config(2), &dir, RunOptions::default(), None, |_| {}).unwrap_err();
+    let e = run(&dir, &gens(2), None, |_, _| {}).unwrap_err();
     assert!(matches!(e, RunError::Manifest { .. }), "{e}");
 }
 
 #[test]
 fn a_deleted_checkpoint_is_refused_unless_an_inexact_resume_is_asked_for_and_recorded() {
     let (_tmp, dir) = started(1);
-    run(&config(1), &dir, RunOptions::default(), None, |_| {}).unwrap();
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
     std::fs::remove_file(dir.checkpoint()).unwrap();
-    let e = run(&config(2), &dir, RunOptions::default(), None, |_| {}).unwrap_err();
+    let e = run(&dir, &gens(2), None, |_, _| {}).unwrap_err();
     assert!(
         matches!(e, RunError::Inexact(_)) && e.to_string().contains("checkpoint"),
         "{e}"
@@ -106,7 +115,16 @@ fn a_deleted_checkpoint_is_refused_unless_an_inexact_resume_is_asked_for_and_rec
         allow_inexact: true,
         ..RunOptions::default()
     };
-    let m = run(&config(2), &dir, inexact, None, |_| {}).unwrap();
+    let m = run(
+        &dir,
+        &RunOptions {
+            generations: Some(2),
+            ..inexact
+        },
+        None,
+        |_, _| {},
+    )
+    .unwrap();
     assert_eq!(m.generations_done(), 2);
     assert_eq!(m.history[1].step, 8, "training goes on at the right step");
     assert_eq!(m.state.inexact_resumes.len(), 1);
@@ -118,9 +136,9 @@ fn a_deleted_checkpoint_is_refused_unless_an_inexact_resume_is_asked_for_and_rec
 #[test]
 fn missing_games_of_the_replay_window_are_refused_unless_asked_for() {
     let (_tmp, dir) = started(1);
-    run(&config(1), &dir, RunOptions::default(), None, |_| {}).unwrap();
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
     std::fs::remove_file(&dir.shard_files(1).unwrap()[0]).unwrap();
-    let e = run(&config(2), &dir, RunOptions::default(), None, |_| {}).unwrap_err();
+    let e = run(&dir, &gens(2), None, |_, _| {}).unwrap_err();
     assert!(matches!(e, RunError::Inexact(_)), "{e}");
     assert!(e.to_string().contains("generation 1 has 2 of its 4"), "{e}");
 }
@@ -138,7 +156,7 @@ fn a_database_folder_without_databases_is_refused_before_anything_is_written() {
         ..SolverConfig::default()
     };
     let dir = RunDir::new(tmp.path().join("run"));
-    let e = start(&cfg, "# test", &dir).unwrap_err();
+    let e = begin(&cfg, &dir).unwrap_err();
     assert!(e.to_string().contains("no solver databases"), "{e}");
     assert!(!dir.root().exists(), "nothing written");
     // The retry after making the databases is not blocked by a half-made folder.
@@ -159,8 +177,8 @@ fn a_gated_run_promotes_only_what_the_sequential_test_accepts() {
         max_games: 8,
     });
     cfg.validate().unwrap();
-    start(&cfg, "# test", &dir).unwrap();
-    let m = run(&cfg, &dir, RunOptions::default(), None, |_| {}).unwrap();
+    begin(&cfg, &dir).unwrap();
+    let m = run(&dir, &RunOptions::default(), None, |_, _| {}).unwrap();
     for r in &m.history {
         let previous = &r.evaluation.matches[0];
         let status = previous.sequential.expect("the gate's test");
@@ -178,4 +196,110 @@ fn a_gated_run_promotes_only_what_the_sequential_test_accepts() {
     });
     let e = bad.validate().unwrap_err();
     assert_eq!(e.key, "loop.gate", "{e}");
+}
+
+#[test]
+fn an_edited_configuration_is_refused_on_resume() {
+    let (_tmp, dir) = started(1);
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
+    let path = dir.config();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replace("seed = 9", "seed = 10");
+    assert_ne!(edited, text);
+    std::fs::write(&path, &edited).unwrap();
+    let e = run(&dir, &gens(2), None, |_, _| {}).unwrap_err();
+    assert!(matches!(e, RunError::ConfigEdited { .. }), "{e}");
+    assert!(e.to_string().contains("--set"), "says what to do: {e}");
+    assert_eq!(Manifest::read(&dir).unwrap().generations_done(), 1);
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(
+        run(&dir, &gens(2), None, |_, _| {})
+            .unwrap()
+            .generations_done(),
+        2
+    );
+}
+
+#[test]
+fn settings_changed_on_resume_are_recorded_and_kept_by_later_resumes() {
+    let (_tmp, dir) = started(1);
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
+    let config_before = std::fs::read(dir.config()).unwrap();
+    let amend = RunOptions {
+        settings: vec![
+            "train.learning_rate=0.0005".into(),
+            "train.schedule={kind=\"cosine\", steps=8, min_fraction=0.5, start=4}".into(),
+        ],
+        ..gens(2)
+    };
+    let mut seen = Vec::new();
+    let m = run(&dir, &amend, None, |c, r| {
+        seen.push((r.generation, c.train.learning_rate));
+    })
+    .unwrap();
+    assert_eq!(seen, [(2, 0.0005)]);
+    assert_eq!(m.state.amendments.len(), 1);
+    assert_eq!(m.state.amendments[0].generation, 2);
+    assert_eq!(m.state.amendments[0].settings, amend.settings);
+    assert_eq!(
+        std::fs::read(dir.config()).unwrap(),
+        config_before,
+        "left as started"
+    );
+    let md = std::fs::read_to_string(dir.summary_markdown()).unwrap();
+    assert!(md.contains("Settings changed from generation 2"), "{md}");
+    let mut rates = Vec::new();
+    run(&dir, &gens(3), None, |c, _| {
+        rates.push(c.train.learning_rate)
+    })
+    .unwrap();
+    assert_eq!(rates, [0.0005], "a later resume keeps the change");
+}
+
+#[test]
+fn a_resume_cannot_change_the_network_the_rules_or_a_bad_value() {
+    let (_tmp, dir) = started(1);
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
+    let manifest = std::fs::read(dir.manifest()).unwrap();
+    for setting in [
+        "network.hidden=32",
+        "rules={variant=\"nine\"}",
+        "train.steps_per_generation=9",
+        "train.batch_size=0",
+    ] {
+        let options = RunOptions {
+            settings: vec![setting.into()],
+            ..gens(2)
+        };
+        let e = run(&dir, &options, None, |_, _| {}).unwrap_err();
+        let named = setting.split(['.', '=']).next().unwrap();
+        assert!(e.to_string().contains(named), "{setting}: {e}");
+        assert_eq!(
+            std::fs::read(dir.manifest()).unwrap(),
+            manifest,
+            "{setting}"
+        );
+    }
+}
+
+#[test]
+fn a_version_3_manifest_is_read_and_its_configuration_recorded_on_resume() {
+    let (_tmp, dir) = started(1);
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
+    let m = Manifest::read(&dir).unwrap();
+    let mut state = serde_json::to_value(&m.state).unwrap();
+    let fields = state.as_object_mut().unwrap();
+    fields.remove("config_crc32");
+    fields.remove("amendments");
+    fields.insert("version".into(), 3.into());
+    kvarn_storage::write_jsonl(&dir.manifest(), &state, &m.history).unwrap();
+    let old = Manifest::read(&dir).unwrap();
+    assert_eq!(old.state.config_crc32, None);
+    let m = run(&dir, &gens(2), None, |_, _| {}).unwrap();
+    let text = std::fs::read(dir.config()).unwrap();
+    assert_eq!(m.state.config_crc32, Some(crc32fast::hash(&text)));
+    assert_eq!(
+        Manifest::read(&dir).unwrap().state.config_crc32,
+        m.state.config_crc32
+    );
 }

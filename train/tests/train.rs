@@ -139,6 +139,7 @@ fn training_steps_lower_the_loss_on_a_fixed_batch() {
             schedule: Schedule::Cosine {
                 steps: 200,
                 min_fraction: 0.1,
+                start: 0,
             },
             ..TrainConfig::default()
         };
@@ -197,12 +198,25 @@ fn learning_rate_schedules() {
         schedule: Schedule::Cosine {
             steps: 100,
             min_fraction: 0.1,
+            start: 0,
         },
-        ..base
+        ..base.clone()
     };
     assert!((cosine.learning_rate_at(0) - 1.0).abs() < 1e-12);
     assert!((cosine.learning_rate_at(50) - 0.55).abs() < 1e-9);
     assert!((cosine.learning_rate_at(1000) - 0.1).abs() < 1e-12);
+    // A warm restart: the full rate again at `start`, the same decay from there.
+    let restarted = TrainConfig {
+        schedule: Schedule::Cosine {
+            steps: 100,
+            min_fraction: 0.1,
+            start: 400,
+        },
+        ..base
+    };
+    assert!((restarted.learning_rate_at(400) - 1.0).abs() < 1e-12);
+    assert!((restarted.learning_rate_at(450) - 0.55).abs() < 1e-9);
+    assert!((restarted.learning_rate_at(1000) - 0.1).abs() < 1e-12);
     let bad = TrainConfig {
         batch_size: 0,
         ..TrainConfig::default()

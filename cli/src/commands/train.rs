@@ -21,11 +21,14 @@ pub struct TrainArgs {
     #[arg(long, requires = "config")]
     out: Option<PathBuf>,
     /// A setting on top of the configuration's, as `KEY=VALUE` with a dotted key, e.g.
-    /// `--set seed=2 --set train.learning_rate=0.001`; repeatable. The run stores the
-    /// configuration it ran with.
-    #[arg(long = "set", value_name = "KEY=VALUE", requires = "config")]
+    /// `--set seed=2 --set train.learning_rate=0.001`; repeatable. A new run stores the
+    /// configuration it runs with; a resumed one goes on with the settings changed from
+    /// its next generation, recorded in its manifest and summary (the rules, the network
+    /// and the steps per generation cannot change).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
     settings: Vec<String>,
-    /// Resume the run in this folder, with the configuration it started with.
+    /// Resume the run in this folder, with the configuration it started with and the
+    /// settings changed on earlier resumes; an edited config.toml is refused.
     #[arg(long)]
     resume: Option<PathBuf>,
     /// Run until this many generations in all (default: the configuration's); with
@@ -38,63 +41,41 @@ pub struct TrainArgs {
     inexact: bool,
 }
 
-/// The run folder and the configuration text with its origin (for messages).
-fn source(args: &TrainArgs) -> anyhow::Result<(RunDir, String, String)> {
-    match (&args.config, &args.resume) {
-        (Some(path), _) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading the configuration {}", path.display()))?;
-            let origin = path.display().to_string();
-            let text = RunConfig::with_settings(&text, &origin, &args.settings)?;
-            let dir = args.out.clone().unwrap_or_else(|| {
-                let name = path.file_stem().map_or("run".into(), |s| s.to_os_string());
-                PathBuf::from("runs").join(name)
-            });
-            Ok((RunDir::new(dir), text, origin))
-        }
-        (None, Some(dir)) => {
-            let dir = RunDir::new(dir);
-            let path = dir.config();
-            anyhow::ensure!(
-                path.exists(),
-                "{} holds no run to resume (no config.toml)",
-                dir.root().display()
-            );
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            Ok((dir, text, path.display().to_string()))
-        }
-        (None, None) => anyhow::bail!("give --config FILE or --resume DIR"),
-    }
+/// Starts the run that `args.config` asks for, with its settings, and returns its folder.
+fn start(args: &TrainArgs, path: &Path) -> anyhow::Result<RunDir> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the configuration {}", path.display()))?;
+    let origin = path.display().to_string();
+    let text = RunConfig::with_settings(&text, &origin, &args.settings)?;
+    let config = RunConfig::parse(&text, &origin)?;
+    let dir = RunDir::new(args.out.clone().unwrap_or_else(|| {
+        let name = path.file_stem().map_or("run".into(), |s| s.to_os_string());
+        PathBuf::from("runs").join(name)
+    }));
+    run::start(&config, &text, &dir)?;
+    tracing::info!(folder = %dir.root().display(), rules = %config.rules, "run started");
+    Ok(dir)
 }
 
 /// Runs `kvarn train`.
 pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
-    let (dir, text, origin) = source(args)?;
-    // A resumed run reads its relative paths from the folder it started in.
-    let resumed = match &args.resume {
-        Some(_) => Some(Manifest::read(&dir)?),
-        None => None,
-    };
-    let base = resumed
-        .as_ref()
-        .map_or(Path::new(""), |m| m.state.working_dir.as_path());
-    let mut config = RunConfig::parse_in(&text, &origin, base)?;
     if let Some(g) = args.generations {
         anyhow::ensure!(g >= 1, "--generations must be at least 1");
-        config.run.generations = g;
     }
-    match &resumed {
-        None => {
-            run::start(&config, &text, &dir)?;
-            tracing::info!(folder = %dir.root().display(), rules = %config.rules, "run started");
+    let (dir, settings) = match (&args.config, &args.resume) {
+        (Some(path), _) => (start(args, path)?, Vec::new()),
+        (None, Some(dir)) => {
+            let dir = RunDir::new(dir);
+            let m = Manifest::read(&dir)?;
+            tracing::info!(
+                folder = %dir.root().display(),
+                generations_done = m.generations_done(),
+                "run resumed"
+            );
+            (dir, args.settings.clone())
         }
-        Some(m) => tracing::info!(
-            folder = %dir.root().display(),
-            generations_done = m.generations_done(),
-            "run resumed"
-        ),
-    }
+        (None, None) => anyhow::bail!("give --config FILE or --resume DIR"),
+    };
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template(
             "{spinner} {msg} [{bar:30}] {pos}/{len} {per_sec} eta {eta} (run {elapsed})",
@@ -104,11 +85,13 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     bar.enable_steady_tick(Duration::from_millis(200));
     let began = Instant::now();
     let options = RunOptions {
+        generations: args.generations,
+        settings,
         allow_inexact: args.inexact,
         ..RunOptions::default()
     };
-    let manifest = run::run(&config, &dir, options, Some(&bar), |r| {
-        let line = terminal_line(&config, r);
+    let manifest = run::run(&dir, &options, Some(&bar), |config, r| {
+        let line = terminal_line(config, r);
         bar.suspend(|| outln!("{line}"));
         tracing::debug!(generation = r.generation, "{line}");
     })?;

@@ -1,0 +1,76 @@
+//! What a resumed run runs with: its `config.toml`, checked against the checksum the
+//! manifest recorded when the run started, with the settings changed on earlier resumes
+//! put on top. `config.toml` itself never changes after the start, so that an edit of it
+//! is seen, and a change of settings is recorded in the manifest with the generation it
+//! applies from rather than lost in an overwritten file.
+
+use crate::error::RunError;
+use crate::manifest::{Amendment, Manifest};
+use crate::run_config::RunConfig;
+use crate::run_dir::RunDir;
+
+/// Settings a resume may not change: the checkpoint holds a network of this shape for
+/// these rules, and generation g ends at optimiser step g × steps_per_generation.
+const FIXED: [&str; 3] = ["rules", "network", "train.steps_per_generation"];
+
+/// The text of the configuration a resumed run goes on with, and whether `manifest`
+/// changed (a version-3 run's checksum recorded, or `settings` added as an amendment
+/// from the next generation on); the caller writes it, holding the run's lock.
+///
+/// # Errors
+/// `config.toml` cannot be read or no longer has the recorded checksum, a setting names a
+/// fixed table, or the configuration with the settings does not parse or validate.
+pub fn resumed_config(
+    dir: &RunDir,
+    manifest: &mut Manifest,
+    settings: &[String],
+) -> Result<(String, bool), RunError> {
+    let path = dir.config();
+    let text = std::fs::read_to_string(&path).map_err(|e| RunError::io(&path, e))?;
+    let found = crc32fast::hash(text.as_bytes());
+    let mut changed = false;
+    match manifest.state.config_crc32 {
+        Some(recorded) if recorded != found => {
+            return Err(RunError::ConfigEdited {
+                path,
+                recorded,
+                found,
+            });
+        }
+        Some(_) => {}
+        None => {
+            manifest.state.config_crc32 = Some(found);
+            changed = true;
+        }
+    }
+    let origin = path.display().to_string();
+    let mut text = text;
+    for amendment in &manifest.state.amendments {
+        text = RunConfig::with_settings(&text, &origin, &amendment.settings)?;
+    }
+    if !settings.is_empty() {
+        check_changeable(settings)?;
+        text = RunConfig::with_settings(&text, &origin, settings)?;
+        RunConfig::parse_in(&text, &origin, &manifest.state.working_dir)?;
+        manifest.state.amendments.push(Amendment {
+            generation: manifest.generations_done() + 1,
+            settings: settings.to_vec(),
+        });
+        changed = true;
+    }
+    Ok((text, changed))
+}
+
+/// Refuses a setting that is, holds or lies in one fixed for the run's life.
+fn check_changeable(settings: &[String]) -> Result<(), RunError> {
+    for setting in settings {
+        let key = setting.split_once('=').map_or(setting.as_str(), |(k, _)| k);
+        let key: String = key.split('.').map(str::trim).collect::<Vec<_>>().join(".");
+        let within =
+            |outer: &str, inner: &str| inner == outer || inner.starts_with(&format!("{outer}."));
+        if FIXED.iter().any(|f| within(f, &key) || within(&key, f)) {
+            return Err(RunError::FixedSetting(key));
+        }
+    }
+    Ok(())
+}
