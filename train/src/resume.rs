@@ -15,7 +15,8 @@ const FIXED: [&str; 3] = ["rules", "network", "train.steps_per_generation"];
 
 /// The text of the configuration a resumed run goes on with, and whether `manifest`
 /// changed (a version-3 run's checksum recorded, or `settings` added as an amendment
-/// from the next generation on); the caller writes it, holding the run's lock.
+/// from the next generation on, unless they change nothing); the caller writes it,
+/// holding the run's lock.
 ///
 /// # Errors
 /// `config.toml` cannot be read or no longer has the recorded checksum, a setting names a
@@ -48,17 +49,22 @@ pub fn resumed_config(
     for amendment in &manifest.state.amendments {
         text = RunConfig::with_settings(&text, &origin, &amendment.settings)?;
     }
-    if !settings.is_empty() {
-        check_changeable(settings)?;
-        text = RunConfig::with_settings(&text, &origin, settings)?;
-        RunConfig::parse_in(&text, &origin, &manifest.state.working_dir)?;
+    if settings.is_empty() {
+        return Ok((text, changed));
+    }
+    check_changeable(settings)?;
+    let base = &manifest.state.working_dir;
+    let before = RunConfig::parse_in(&text, &origin, base)?;
+    let amended = RunConfig::with_settings(&text, &origin, settings)?;
+    // Settings that change nothing (a stage of a script run again) are not recorded.
+    if RunConfig::parse_in(&amended, &origin, base)? != before {
         manifest.state.amendments.push(Amendment {
             generation: manifest.generations_done() + 1,
             settings: settings.to_vec(),
         });
         changed = true;
     }
-    Ok((text, changed))
+    Ok((amended, changed))
 }
 
 /// Refuses a setting that is, holds or lies in one fixed for the run's life.

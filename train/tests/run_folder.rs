@@ -254,6 +254,17 @@ fn settings_changed_on_resume_are_recorded_and_kept_by_later_resumes() {
     })
     .unwrap();
     assert_eq!(rates, [0.0005], "a later resume keeps the change");
+    let again = RunOptions {
+        settings: amend.settings.clone(),
+        ..gens(4)
+    };
+    let m = run(&dir, &again, None, |_, _| {}).unwrap();
+    assert_eq!(m.generations_done(), 4);
+    assert_eq!(
+        m.state.amendments.len(),
+        1,
+        "the same settings again change nothing"
+    );
 }
 
 #[test]
