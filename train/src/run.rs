@@ -416,6 +416,10 @@ mod exact {
         tracing::warn!("{reason}; going on as asked, and recording it in the manifest");
         let generation = manifest.generations_done() + 1;
         let resume = InexactResume { generation, reason };
+        // A resume of the same generation tried again finds the same gap: recorded once.
+        if manifest.state.inexact_resumes.contains(&resume) {
+            return Ok(());
+        }
         manifest.state.inexact_resumes.push(resume);
         manifest.write(dir)
     }

@@ -141,6 +141,30 @@ fn missing_games_of_the_replay_window_are_refused_unless_asked_for() {
     let e = run(&dir, &gens(2), None, |_, _| {}).unwrap_err();
     assert!(matches!(e, RunError::Inexact(_)), "{e}");
     assert!(e.to_string().contains("generation 1 has 2 of its 4"), "{e}");
+    // Allowed, stopped inside generation 2, and resumed again: the gap is recorded once.
+    let stopped = RunOptions {
+        allow_inexact: true,
+        max_steps: Some(6),
+        ..gens(2)
+    };
+    assert_eq!(
+        run(&dir, &stopped, None, |_, _| {})
+            .unwrap()
+            .generations_done(),
+        1
+    );
+    let inexact = RunOptions {
+        allow_inexact: true,
+        ..gens(2)
+    };
+    let m = run(&dir, &inexact, None, |_, _| {}).unwrap();
+    assert_eq!(m.generations_done(), 2);
+    assert_eq!(
+        m.state.inexact_resumes.len(),
+        1,
+        "{:?}",
+        m.state.inexact_resumes
+    );
 }
 
 #[test]
