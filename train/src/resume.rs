@@ -13,10 +13,10 @@ use crate::run_dir::RunDir;
 /// these rules, and generation g ends at optimiser step g × steps_per_generation.
 const FIXED: [&str; 3] = ["rules", "network", "train.steps_per_generation"];
 
-/// The text of the configuration a resumed run goes on with, and whether `manifest`
-/// changed (a version-3 run's checksum recorded, or `settings` added as an amendment
-/// from the next generation on, unless they change nothing); the caller writes it,
-/// holding the run's lock.
+/// The configuration a resumed run goes on with (its relative paths read from the folder
+/// the run started in), and whether `manifest` changed (a version-3 run's checksum
+/// recorded, or `settings` added as an amendment from the next generation on, unless they
+/// change nothing); the caller writes it, holding the run's lock.
 ///
 /// # Errors
 /// `config.toml` cannot be read or no longer has the recorded checksum, a setting names a
@@ -25,7 +25,7 @@ pub fn resumed_config(
     dir: &RunDir,
     manifest: &mut Manifest,
     settings: &[String],
-) -> Result<(String, bool), RunError> {
+) -> Result<(RunConfig, bool), RunError> {
     let path = dir.config();
     let text = std::fs::read_to_string(&path).map_err(|e| RunError::io(&path, e))?;
     let found = crc32fast::hash(text.as_bytes());
@@ -45,19 +45,20 @@ pub fn resumed_config(
         }
     }
     let origin = path.display().to_string();
+    let base = &manifest.state.working_dir;
     let mut text = text;
     for amendment in &manifest.state.amendments {
         text = RunConfig::with_settings(&text, &origin, &amendment.settings)?;
     }
+    let config = RunConfig::parse_in(&text, &origin, base)?;
     if settings.is_empty() {
-        return Ok((text, changed));
+        return Ok((config, changed));
     }
     check_changeable(settings)?;
-    let base = &manifest.state.working_dir;
-    let before = RunConfig::parse_in(&text, &origin, base)?;
     let amended = RunConfig::with_settings(&text, &origin, settings)?;
+    let amended = RunConfig::parse_in(&amended, &origin, base)?;
     // Settings that change nothing (a stage of a script run again) are not recorded.
-    if RunConfig::parse_in(&amended, &origin, base)? != before {
+    if amended != config {
         manifest.state.amendments.push(Amendment {
             generation: manifest.generations_done() + 1,
             settings: settings.to_vec(),

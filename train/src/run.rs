@@ -148,17 +148,16 @@ pub fn run(
 ) -> Result<Manifest, RunError> {
     let _lock = dir.lock()?;
     let mut manifest = Manifest::read(dir)?;
-    let (text, amended) = resume::resumed_config(dir, &mut manifest, &options.settings)?;
+    let (mut config, amended) = resume::resumed_config(dir, &mut manifest, &options.settings)?;
     if amended {
         manifest.write(dir)?;
     }
-    let origin = dir.config().display().to_string();
-    let mut config = RunConfig::parse_in(&text, &origin, &manifest.state.working_dir)?;
     if let Some(g) = options.generations {
         config.run.generations = g;
     }
-    let mut run = Run::open(&config, dir, &mut manifest, options, progress)?;
-    while manifest.generations_done() < config.run.generations {
+    let generations = config.run.generations;
+    let mut run = Run::open(config, dir, &mut manifest, options, progress)?;
+    while manifest.generations_done() < generations {
         let Some(record) = run.generation(&mut manifest, options.max_steps)? else {
             return Ok(manifest);
         };
@@ -171,25 +170,18 @@ pub fn run(
     Ok(manifest)
 }
 
-/// `config` with its relative paths read from `base`, the folder the run started in.
-fn with_paths_from(config: &RunConfig, base: &Path) -> RunConfig {
-    let mut config = config.clone();
-    config.resolve_paths(base);
-    config
-}
-
 impl<'a> Run<'a> {
     /// The device, the benchmark set, the TensorBoard log and the trainer (from the
     /// checkpoint, or from the last generation's model when there is none yet); the
     /// report is rewritten, since a kill may have come between the manifest and it.
+    /// `config`'s relative paths are already read from the folder the run started in.
     fn open(
-        config: &RunConfig,
+        config: RunConfig,
         dir: &'a RunDir,
         manifest: &mut Manifest,
         options: &RunOptions,
         progress: Option<&'a ProgressBar>,
     ) -> Result<Run<'a>, RunError> {
-        let config = with_paths_from(config, &manifest.state.working_dir);
         let device = config.device.device()?;
         if !manifest.history.is_empty() {
             report::write(dir, &config, manifest)?;
