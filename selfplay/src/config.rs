@@ -123,6 +123,10 @@ pub struct EndgameUse {
     pub decisive_starts: f64,
     /// Fewest turns to the end of a decisive start's win or loss (1: any).
     pub decisive_min_turns: u16,
+    /// Positions drawn from the databases each generation as exact training samples
+    /// (see [`crate::exact`]), with the random starts' men counts; the share
+    /// `decisive_starts` of them decisive, as the starts are. 0: none.
+    pub exact_samples: u64,
 }
 
 impl Default for EndgameUse {
@@ -133,6 +137,7 @@ impl Default for EndgameUse {
             play_out_share: 0.25,
             decisive_starts: 0.0,
             decisive_min_turns: 1,
+            exact_samples: 0,
         }
     }
 }
@@ -140,7 +145,7 @@ impl Default for EndgameUse {
 impl EndgameUse {
     /// Whether anything needs the databases.
     pub fn enabled(&self) -> bool {
-        self.probes || self.adjudicate || self.decisive_starts > 0.0
+        self.probes || self.adjudicate || self.decisive_starts > 0.0 || self.exact_samples > 0
     }
 }
 
@@ -369,6 +374,11 @@ impl SelfPlayConfig {
             self.endgame.decisive_starts == 0.0 || self.random_starts.share > 0.0,
             "selfplay.endgame.decisive_starts",
             "is a share of the random starts: set selfplay.random_starts.share too",
+        )?;
+        SettingError::check_range(
+            "selfplay.endgame.exact_samples",
+            self.endgame.exact_samples,
+            0..=10_000_000,
         )?;
         SettingError::check(
             self.playout_cap.cheap_simulations >= 1,

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use kvarn_eval::EvalError;
 use kvarn_eval::solver::db::Databases;
 
-use kvarn_game::{Game, Move, Rules};
+use kvarn_game::{ActionSpace, Game, Move, Rules};
+
+use crate::shard::Sample;
 
 /// Loaded databases, shared by every search of a run.
 pub struct Endgame {
@@ -73,6 +75,46 @@ impl Endgame {
             Value::Draw => [0.0, 1.0, 0.0],
             Value::Loss(_) => [0.0, 0.0, 1.0],
         }
+    }
+
+    /// `game`'s position as a training sample whose every target is exact: its certain
+    /// value as the result and the search value, and as the policy the moves that keep a
+    /// win or a draw, in equal shares (at a lost position the slowest losses, the best
+    /// defence, as [`Endgame::root_move`] plays). `None` where the value is not certain.
+    pub fn exact_sample(&self, game: &Game, actions: &ActionSpace) -> Option<Sample> {
+        let value = self.probe(game)?;
+        let moves = self.solver.move_values(game.position());
+        let keeps = |v: Option<Value>| match (value, v) {
+            (Value::Win(_), Some(Value::Win(_))) => true,
+            (Value::Draw, Some(Value::Draw | Value::Win(_))) => true,
+            (Value::Loss(d), Some(Value::Loss(e))) => e == d,
+            _ => false,
+        };
+        let best: Vec<Move> = moves
+            .iter()
+            .filter(|&&(_, v)| keeps(v))
+            .map(|&(m, _)| m)
+            .collect();
+        if best.is_empty() {
+            return None;
+        }
+        let share = 1.0 / best.len() as f32;
+        let result = match value {
+            Value::Win(_) => 1,
+            Value::Draw => 0,
+            Value::Loss(_) => -1,
+        };
+        Some(Sample {
+            position: *game.position(),
+            occurrences: game.occurrences().min(255) as u8,
+            full_search: true,
+            result,
+            search_wdl: Endgame::wdl(value),
+            policy: best
+                .iter()
+                .map(|&m| (actions.index(m) as u16, share))
+                .collect(),
+        })
     }
 
     /// At a root with a certain value, the move to play: `preferred` (the search's choice)

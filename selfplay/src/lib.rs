@@ -9,6 +9,7 @@
 //! - [`selfplay`]: threads of interleaved games sharing network batches, playout cap
 //!   randomisation, shards.
 //! - [`starts`]: random starting positions of the moving phase.
+//! - [`exact`]: training samples drawn from the endgame databases, labelled exactly.
 //! - [`shard`]: the record format.
 
 pub mod agent;
@@ -16,6 +17,7 @@ pub mod config;
 pub mod endgame;
 pub mod engine;
 pub mod evaluator;
+pub mod exact;
 pub mod search;
 pub mod selfplay;
 pub mod shard;
@@ -30,7 +32,8 @@ pub use config::{
 pub use endgame::Endgame;
 pub use engine::NetEngineMaker;
 pub use evaluator::{EvalCache, Evaluator, UniformEvaluator};
+pub use exact::ExactSampling;
 pub use search::{Advance, GameSearch, SearchContext, SearchResult};
 pub use selfplay::{PlayedGame, SelfPlayError, SelfPlayJob, SelfPlayStats, run};
-pub use shard::{Sample, ShardError, ShardHeader, read_shard, write_shard};
+pub use shard::{Sample, SampleSource, ShardError, ShardHeader, read_shard, write_shard};
 pub use starts::RandomStarts;

@@ -18,7 +18,9 @@ use crate::config::{RootSearch, SearchConfig, SelfPlayConfig, SettingError};
 use crate::endgame::Endgame;
 use crate::evaluator::{EvalCache, Evaluator};
 use crate::search::{Advance, GameSearch, SearchContext};
-use crate::shard::{GameSummary, SHARD_EXTENSION, Sample, ShardError, ShardHeader, write_shard};
+use crate::shard::{
+    GameSummary, SHARD_EXTENSION, Sample, SampleSource, ShardError, ShardHeader, write_shard,
+};
 use kvarn_eval::solver::Value;
 
 /// A self-play run to make.
@@ -596,7 +598,7 @@ fn plays_out(job: &SelfPlayJob, index: u64) -> bool {
 
 /// A number in `0..1` for game `index` from the run's seed and a stream of its own, apart
 /// from the game's generator, so that choosing a game's kind does not disturb its moves.
-fn drawn(seed: u64, stream: u64, index: u64) -> f64 {
+pub(crate) fn drawn(seed: u64, stream: u64, index: u64) -> f64 {
     let draw = kvarn_game::seeds::derive(seed, stream, index);
     (draw >> 11) as f64 / (1u64 << 53) as f64
 }
@@ -687,6 +689,7 @@ fn flush(
                 })
                 .collect(),
             model: job.model.clone(),
+            source: SampleSource::Games,
         };
         write_shard(&path, &header, &samples)?;
         tracing::debug!(shard = %path.display(), games = games.len(), samples = samples.len(), "shard written");

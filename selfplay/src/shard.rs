@@ -73,6 +73,28 @@ pub struct ShardHeader {
     pub game_list: Vec<GameSummary>,
     /// The model that played (file name or description).
     pub model: String,
+    /// Where the samples come from (absent: games).
+    #[serde(default, skip_serializing_if = "SampleSource::is_games")]
+    pub source: SampleSource,
+}
+
+/// Where a shard's samples come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SampleSource {
+    /// Self-play games, each listed in the header with its samples.
+    #[default]
+    Games,
+    /// Positions drawn from the endgame databases and labelled exactly
+    /// ([`crate::exact`]): no games.
+    Databases,
+}
+
+impl SampleSource {
+    /// Whether the samples are games' (the default, left out of headers).
+    pub fn is_games(&self) -> bool {
+        *self == SampleSource::Games
+    }
 }
 
 /// Why a shard could not be read or written.
@@ -250,7 +272,10 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError>
                 .map_err(|e| invalid(format!("sample {i}: {e}")))?,
         );
     }
-    let listed: u64 = header.game_list.iter().map(|g| u64::from(g.samples)).sum();
+    let listed: u64 = match header.source {
+        SampleSource::Games => header.game_list.iter().map(|g| u64::from(g.samples)).sum(),
+        SampleSource::Databases => header.samples,
+    };
     if listed != header.samples || header.game_list.len() != header.games as usize {
         return Err(invalid(format!(
             "header lists {} games with {listed} samples, says {} games with {}",

@@ -360,6 +360,7 @@ fn decisive_job(decisive_starts: f64, decisive_min_turns: u16) -> SelfPlayJob {
         play_out_share: 0.0,
         decisive_starts,
         decisive_min_turns,
+        ..EndgameUse::default()
     };
     job.selfplay.random_starts = RandomStarts {
         share: 0.5,
@@ -417,4 +418,107 @@ fn decisive_starts_are_refused_without_databases_or_random_starts() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("decisive_min_turns"), "{err}");
+}
+
+fn exact_sampling_of<'a>(
+    rules: Rules,
+    endgame: &'a kvarn_selfplay::Endgame,
+    starts: &'a RandomStarts,
+    uses: &'a EndgameUse,
+    excluded: &'a std::collections::HashSet<u64>,
+) -> kvarn_selfplay::ExactSampling<'a> {
+    kvarn_selfplay::ExactSampling {
+        rules,
+        starts,
+        uses,
+        endgame,
+        excluded,
+    }
+}
+
+#[test]
+fn exact_samples_carry_the_databases_values_and_their_value_keeping_moves() {
+    let (rules, solver) = nine_three_against_three();
+    let endgame = kvarn_selfplay::Endgame::new(solver.clone());
+    let starts = RandomStarts {
+        share: 0.5,
+        min_men: 3,
+        max_men: 3,
+    };
+    let actions = ActionSpace::new(&rules);
+    let excluded = std::collections::HashSet::new();
+    for (decisive_starts, min_turns) in [(0.0, 1), (1.0, 4)] {
+        let uses = EndgameUse {
+            decisive_starts,
+            decisive_min_turns: min_turns,
+            ..EndgameUse::default()
+        };
+        let sampling = exact_sampling_of(rules, &endgame, &starts, &uses, &excluded);
+        let samples = sampling.samples(5, 300);
+        assert_eq!(samples.len(), 300);
+        let mut outcomes = [0; 3];
+        for s in &samples {
+            let value = solver.value(&s.position).unwrap();
+            let result = match value {
+                Value::Win(_) => 1,
+                Value::Draw => 0,
+                Value::Loss(_) => -1,
+            };
+            assert_eq!(s.result, result, "{value:?}");
+            assert!(s.full_search);
+            outcomes[(1 - result) as usize] += 1;
+            if decisive_starts == 1.0 {
+                assert!(
+                    matches!(value, Value::Win(d) | Value::Loss(d) if d >= min_turns),
+                    "{value:?} is not decisive {min_turns} turns or more from its end"
+                );
+            }
+            let total: f32 = s.policy.iter().map(|p| p.1).sum();
+            assert!((total - 1.0).abs() < 1e-4, "{total}");
+            let moves = solver.move_values(&s.position);
+            let value_of = |a: u16| {
+                let m = actions.decode(usize::from(a)).unwrap();
+                moves.iter().find(|x| x.0 == m).unwrap().1.unwrap()
+            };
+            for &(a, _) in &s.policy {
+                match (value, value_of(a)) {
+                    (Value::Win(_), Value::Win(_)) | (Value::Draw, Value::Draw) => {}
+                    (Value::Loss(d), Value::Loss(e)) => assert_eq!(d, e, "a slowest loss"),
+                    (v, m) => panic!("{m:?} does not keep {v:?}"),
+                }
+            }
+        }
+        if decisive_starts == 0.0 {
+            assert!(outcomes[1] > 0, "certain draws are drawn too: {outcomes:?}");
+        }
+        // Sample i depends on the seed and i alone.
+        assert_eq!(sampling.samples(5, 20)[..], samples[..20]);
+        assert_ne!(sampling.samples(6, 20)[..], samples[..20]);
+    }
+}
+
+#[test]
+fn exact_samples_never_draw_an_excluded_position_nor_its_images() {
+    let (rules, solver) = nine_three_against_three();
+    let endgame = kvarn_selfplay::Endgame::new(solver);
+    let starts = RandomStarts {
+        share: 0.5,
+        min_men: 3,
+        max_men: 3,
+    };
+    let uses = EndgameUse::default();
+    let none = std::collections::HashSet::new();
+    let key = |p: &kvarn_game::Position| kvarn_selfplay::exact::canonical_key(&rules, p);
+    let first = exact_sampling_of(rules, &endgame, &starts, &uses, &none).samples(9, 200);
+    let excluded: std::collections::HashSet<u64> = first.iter().map(|s| key(&s.position)).collect();
+    let again = exact_sampling_of(rules, &endgame, &starts, &uses, &excluded).samples(9, 200);
+    assert_eq!(again.len(), 200);
+    for s in &again {
+        assert!(!excluded.contains(&key(&s.position)));
+        // No image either: every symmetric form has the same canonical key.
+        for sym in 0..kvarn_game::SYMMETRY_COUNT {
+            let image = s.position.transformed(&rules, sym);
+            assert!(!excluded.contains(&key(&image)));
+        }
+    }
 }

@@ -60,6 +60,7 @@ fn valid_shard(rng: &mut Pcg64Mcg, rules: Rules) -> (Value, Vec<u8>) {
         samples: samples.len() as u64,
         game_list,
         model: "m.kvmodel".into(),
+        source: Default::default(),
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.kvsp");

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use kvarn_game::{ActionSpace, Rules, SYMMETRY_COUNT, encoding};
-use kvarn_selfplay::{Sample, ShardError, read_shard};
+use kvarn_selfplay::{Sample, SampleSource, ShardError, ShardHeader, read_shard};
 use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
 use rand::{Rng, RngExt};
@@ -102,7 +102,7 @@ impl ReplayWindow {
     /// first), keeping the newest `max_samples`. Within a generation the games are taken
     /// in the order of their index, whatever shards they were written in, so that the
     /// window does not depend on how games were grouped (a resumed self-play groups them
-    /// differently).
+    /// differently); samples from the databases follow them.
     ///
     /// # Errors
     /// A shard is damaged or of other rules.
@@ -113,13 +113,18 @@ impl ReplayWindow {
     ) -> Result<ReplayWindow, ReplayError> {
         let mut w = ReplayWindow::new(rules);
         for shards in generations {
-            let mut games = Vec::new();
+            let (mut games, mut exact) = (Vec::new(), Vec::new());
             for path in shards {
-                games.extend(games_of_shard(rules, path)?);
+                let (header, samples) = read_rules_shard(rules, path)?;
+                match header.source {
+                    SampleSource::Games => games.extend(games_of_shard(&header, samples)),
+                    SampleSource::Databases => exact.extend(samples),
+                }
             }
             games.sort_by_key(|(index, _)| *index);
             w.samples
                 .extend(games.into_iter().flat_map(|(_, samples)| samples));
+            w.samples.extend(exact);
         }
         if w.samples.len() > max_samples {
             let cut = w.samples.len() - max_samples;
@@ -238,8 +243,8 @@ impl ReplayWindow {
     }
 }
 
-/// The games of one shard: each game's index and its samples.
-fn games_of_shard(rules: Rules, path: &Path) -> Result<Vec<(u64, Vec<Sample>)>, ReplayError> {
+/// A shard, refused when played under other rules than `rules`.
+fn read_rules_shard(rules: Rules, path: &Path) -> Result<(ShardHeader, Vec<Sample>), ReplayError> {
     let (header, samples) = read_shard(path)?;
     if header.rules != rules {
         return Err(ReplayError::Rules {
@@ -248,11 +253,15 @@ fn games_of_shard(rules: Rules, path: &Path) -> Result<Vec<(u64, Vec<Sample>)>, 
             expected: rules,
         });
     }
+    Ok((header, samples))
+}
+
+/// The games of a shard of games: each game's index and its samples.
+fn games_of_shard(header: &ShardHeader, samples: Vec<Sample>) -> Vec<(u64, Vec<Sample>)> {
     let mut rest = samples.into_iter();
-    let games = header
+    header
         .game_list
         .iter()
         .map(|g| (g.index, rest.by_ref().take(g.samples as usize).collect()))
-        .collect();
-    Ok(games)
+        .collect()
 }

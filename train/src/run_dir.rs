@@ -61,6 +61,13 @@ impl RunDir {
         self.root.join("shards").join(format!("gen-{g:04}"))
     }
 
+    /// Generation `g`'s shard of exact samples from the endgame databases
+    /// (`selfplay.endgame.exact_samples`), among its self-play shards.
+    pub fn exact_shard(&self, g: u32) -> PathBuf {
+        self.shards(g)
+            .join(format!("exact.{}", kvarn_selfplay::shard::SHARD_EXTENSION))
+    }
+
     /// Generation `g`'s shard files, sorted by name (none when the folder is missing).
     ///
     /// # Errors

@@ -250,3 +250,38 @@ fn stop_at(generations: u32, steps: u64) -> RunOptions {
         ..RunOptions::until(generations)
     }
 }
+
+#[test]
+fn each_generation_adds_exact_samples_from_the_databases_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = &RunDir::new(dir.path().join("run"));
+    let mut cfg = config(1);
+    cfg.rules = Rules::new(Variant::Five);
+    cfg.run.games_vs_previous = 0;
+    cfg.run.baseline_depths = vec![];
+    cfg.selfplay.endgame.exact_samples = 40;
+    cfg.solver = SolverConfig {
+        db: Some(dir.path().join("db-five")),
+        build_if_missing: true,
+        ..SolverConfig::default()
+    };
+    cfg.validate().unwrap();
+    begin(&cfg, d).unwrap();
+    run(d, &RunOptions::default(), None, |_, _| {}).unwrap();
+    let first = std::fs::read(d.exact_shard(1)).unwrap();
+    let (header, samples) = read_shard(&d.exact_shard(1)).unwrap();
+    assert_eq!(header.source, kvarn_selfplay::SampleSource::Databases);
+    assert_eq!((header.games, samples.len()), (0, 40));
+    assert!(
+        samples
+            .iter()
+            .all(|s| s.full_search && !s.policy.is_empty())
+    );
+    // The games are all there beside them, and a resumed run leaves them as they were.
+    assert_eq!(games_of(d, 1), (0..6).collect::<Vec<_>>());
+    run(d, &gens(2), None, |_, _| {}).unwrap();
+    assert_eq!(std::fs::read(d.exact_shard(1)).unwrap(), first);
+    let (_, second) = read_shard(&d.exact_shard(2)).unwrap();
+    assert_eq!(second.len(), 40);
+    assert_ne!(second, samples, "each generation draws its own");
+}

@@ -72,3 +72,39 @@ fn the_window_is_the_same_however_games_were_grouped_into_shards() {
         assert_eq!(a.samples(), b.samples(), "window of at most {max} samples");
     }
 }
+
+/// A shard of `samples` drawn from databases (here: the games' own samples, relabelled).
+fn database_shard(rules: Rules, path: &std::path::Path, samples: &[kvarn_selfplay::Sample]) {
+    let header = kvarn_selfplay::ShardHeader {
+        encoding_version: kvarn_game::ENCODING_VERSION,
+        rules,
+        games: 0,
+        samples: samples.len() as u64,
+        game_list: Vec::new(),
+        model: "endgame databases".into(),
+        source: kvarn_selfplay::SampleSource::Databases,
+    };
+    kvarn_selfplay::write_shard(path, &header, samples).unwrap();
+}
+
+#[test]
+fn samples_from_the_databases_follow_their_generations_games_in_the_window() {
+    let rules = Rules::new(Variant::Six);
+    let dir = tempfile::tempdir().unwrap();
+    shards(rules, 4, &[], dir.path());
+    let games = ReplayWindow::load(rules, &[files(dir.path())], usize::MAX).unwrap();
+    let exact: Vec<_> = games.samples()[..7].to_vec();
+    // Named to sort first among the files: the window still puts them after the games.
+    database_shard(rules, &dir.path().join("a-exact.kvsp"), &exact);
+    let window = ReplayWindow::load(rules, &[files(dir.path())], usize::MAX).unwrap();
+    let n = games.len();
+    assert_eq!(window.len(), n + 7);
+    assert_eq!(window.samples()[..n], games.samples()[..]);
+    assert_eq!(window.samples()[n..], exact[..]);
+    // A shard of games keeps its header as before: no source named.
+    let bytes = std::fs::read(&files(dir.path())[1]).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains("game_list") && !text.contains("\"source\""));
+    let (header, _) = kvarn_selfplay::read_shard(&dir.path().join("a-exact.kvsp")).unwrap();
+    assert_eq!(header.source, kvarn_selfplay::SampleSource::Databases);
+}

@@ -38,4 +38,6 @@ pub(crate) mod stream {
     pub const SOLVER_SET: u64 = 9;
     /// The network player on the benchmark set.
     pub const SOLVER_SCORE: u64 = 10;
+    /// Exact samples from the endgame databases, by generation.
+    pub const EXACT_SAMPLES: u64 = 1_000;
 }

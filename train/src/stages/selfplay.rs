@@ -1,13 +1,19 @@
 //! The self-play stage: the generation's games by the self-play model, into shards,
 //! skipping the games a killed run already wrote.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
 use indicatif::ProgressBar;
+use kvarn_eval::solver::benchmark::{self, Part};
+use kvarn_game::ENCODING_VERSION;
 use kvarn_model::{Inference, InferencePath, Network};
-use kvarn_selfplay::{Backend, Endgame, SelfPlayJob, SelfPlayStats, read_shard};
+use kvarn_selfplay::exact::canonical_key;
+use kvarn_selfplay::{
+    Backend, Endgame, ExactSampling, SampleSource, SelfPlayJob, SelfPlayStats, ShardHeader,
+    read_shard, write_shard,
+};
 
 use super::stream;
 use crate::cluster::{self, ClusterFigures, ClusterJob};
@@ -108,6 +114,7 @@ pub fn play(
         };
         let (stats, figures) = cluster::play(&job, progress)?;
         check_complete(dir, g, games)?;
+        exact_samples(stage)?;
         return Ok((stats, Some(figures)));
     }
     let job = SelfPlayJob {
@@ -124,5 +131,74 @@ pub fn play(
     };
     let engine = Inference::new(network, InferencePath::Fastest).single_threaded();
     let (stats, _) = kvarn_selfplay::run(&job, &engine, progress)?;
+    exact_samples(stage)?;
     Ok((stats, None))
+}
+
+/// Writes the generation's exact samples from the endgame databases
+/// (`selfplay.endgame.exact_samples`) as a shard of no games, unless a killed run already
+/// did. They are drawn from a seed stream of their own, never from the committed
+/// benchmark sets' positions.
+///
+/// # Errors
+/// A committed benchmark set is unreadable, or the shard cannot be written.
+fn exact_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
+    let SelfPlayStage {
+        config,
+        dir,
+        generation: g,
+        endgame,
+        ..
+    } = *stage;
+    let n = config.selfplay.endgame.exact_samples;
+    let path = dir.exact_shard(g);
+    let Some(endgame) = endgame.filter(|_| n > 0) else {
+        return Ok(());
+    };
+    if path.exists() {
+        return Ok(());
+    }
+    let began = std::time::Instant::now();
+    let excluded = benchmark_keys(&config.rules)?;
+    let sampling = ExactSampling {
+        rules: config.rules,
+        starts: &config.selfplay.random_starts,
+        uses: &config.selfplay.endgame,
+        endgame,
+        excluded: &excluded,
+    };
+    let seed = kvarn_game::seeds::derive(config.seed, stream::EXACT_SAMPLES, u64::from(g));
+    let samples = sampling.samples(seed, n);
+    let header = ShardHeader {
+        encoding_version: ENCODING_VERSION,
+        rules: config.rules,
+        games: 0,
+        samples: samples.len() as u64,
+        game_list: Vec::new(),
+        model: "endgame databases".into(),
+        source: SampleSource::Databases,
+    };
+    write_shard(&path, &header, &samples)?;
+    tracing::info!(
+        generation = g,
+        samples = samples.len(),
+        seconds = began.elapsed().as_secs_f64(),
+        "exact samples written"
+    );
+    Ok(())
+}
+
+/// Canonical keys of the positions of the rules' committed benchmark sets, both parts.
+fn benchmark_keys(rules: &kvarn_game::Rules) -> Result<HashSet<u64>, RunError> {
+    let mut keys = HashSet::new();
+    for part in [Part::Tuning, Part::HeldOut] {
+        let Some(set) = benchmark::committed(rules, part) else {
+            continue;
+        };
+        for b in set.map_err(RunError::Solver)? {
+            let game = b.game(rules).map_err(RunError::Solver)?;
+            keys.insert(canonical_key(rules, game.position()));
+        }
+    }
+    Ok(keys)
 }
