@@ -20,21 +20,13 @@ run=${1:-runs/nine}
 kvarn=${KVARN:-target/release/kvarn}
 [[ -x $kvarn ]] || cargo build --release -p kvarn --locked
 
-# Generations the run has done (0 before it starts).
-done_so_far() {
-    [[ -f $run/manifest.json ]] || { echo 0; return; }
-    head -n 1 "$run/manifest.json" | grep -o '"generations_done":[0-9]*' | cut -d: -f2
-}
-
 # stage UNTIL [--set KEY=VALUE ...]: resumes the run until generation UNTIL with the
-# settings, unless it is already there (so that a finished stage's settings are never
-# applied again after a later stage's).
+# settings. A run already at UNTIL is left as it is and records nothing, so a finished
+# stage's settings are never applied again after a later stage's.
 stage() {
     local until=$1
     shift
-    if (($(done_so_far) < until)); then
-        "$kvarn" train --resume "$run" --generations "$until" "$@"
-    fi
+    "$kvarn" train --resume "$run" --generations "$until" "$@"
 }
 
 if [[ ! -f $run/manifest.json ]]; then

@@ -134,7 +134,8 @@ struct Run<'a> {
 /// holds (its configuration with the settings changed on resumes, checked by
 /// [`resume::resumed_config`]), with the folder locked against any other process;
 /// `on_generation` sees the configuration and each finished generation, and `progress`,
-/// when given, shows the stage and its rate.
+/// when given, shows the stage and its rate. A run that already has its generations is
+/// left as it is, settings given or not.
 ///
 /// # Errors
 /// Another process holds the run, its configuration was edited or a setting cannot be
@@ -148,14 +149,24 @@ pub fn run(
 ) -> Result<Manifest, RunError> {
     let _lock = dir.lock()?;
     let mut manifest = Manifest::read(dir)?;
+    let on_disk = manifest.clone();
     let (mut config, amended) = resume::resumed_config(dir, &mut manifest, &options.settings)?;
-    if amended {
-        manifest.write(dir)?;
-    }
     if let Some(g) = options.generations {
         config.run.generations = g;
     }
     let generations = config.run.generations;
+    if manifest.generations_done() >= generations {
+        // Nothing to run, so nothing to record: a finished stage of a script run again
+        // must not change the settings of the stages after it.
+        tracing::info!(
+            generations_done = manifest.generations_done(),
+            "the run has its generations already; settings given now are not recorded"
+        );
+        return Ok(on_disk);
+    }
+    if amended {
+        manifest.write(dir)?;
+    }
     let mut run = Run::open(config, dir, &mut manifest, options, progress)?;
     while manifest.generations_done() < generations {
         let Some(record) = run.generation(&mut manifest, options.max_steps)? else {

@@ -338,3 +338,26 @@ fn a_version_3_manifest_is_read_and_its_configuration_recorded_on_resume() {
         m.state.config_crc32
     );
 }
+
+#[test]
+fn settings_given_to_a_run_that_has_its_generations_are_not_recorded() {
+    let (_tmp, dir) = started(1);
+    run(&dir, &gens(2), None, |_, _| {}).unwrap();
+    let manifest = std::fs::read(dir.manifest()).unwrap();
+    for target in [1, 2] {
+        let options = RunOptions {
+            settings: vec!["train.learning_rate=0.0005".into()],
+            ..gens(target)
+        };
+        let m = run(&dir, &options, None, |_, _| {}).unwrap();
+        assert_eq!(m.generations_done(), 2);
+        assert!(m.state.amendments.is_empty());
+        assert_eq!(std::fs::read(dir.manifest()).unwrap(), manifest);
+    }
+    // A bad setting is still refused by name, with nothing to run or not.
+    let bad = RunOptions {
+        settings: vec!["network.hidden=32".into()],
+        ..gens(2)
+    };
+    assert!(run(&dir, &bad, None, |_, _| {}).is_err());
+}
