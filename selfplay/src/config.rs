@@ -143,9 +143,16 @@ impl Default for EndgameUse {
 }
 
 impl EndgameUse {
-    /// Whether anything needs the databases.
+    /// Whether anything needs the databases: the games, or the exact samples drawn beside
+    /// them.
     pub fn enabled(&self) -> bool {
-        self.probes || self.adjudicate || self.decisive_starts > 0.0 || self.exact_samples > 0
+        self.in_games() || self.exact_samples > 0
+    }
+
+    /// Whether the games themselves need the databases (exact samples are drawn apart
+    /// from them, by the training run).
+    pub fn in_games(&self) -> bool {
+        self.probes || self.adjudicate || self.decisive_starts > 0.0
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use kvarn_eval::EvalError;
 use kvarn_eval::solver::db::Databases;
 
-use kvarn_game::{ActionSpace, Game, Move, Rules};
+use kvarn_game::{ActionSpace, Game, Move, Rules, Status};
 
 use crate::shard::Sample;
 
@@ -79,11 +79,12 @@ impl Endgame {
 
     /// `game`'s position as a training sample whose every target is exact: its certain
     /// value as the result and the search value, and as the policy the moves that keep a
-    /// win or a draw, in equal shares (at a lost position the slowest losses, the best
-    /// defence, as [`Endgame::root_move`] plays). `None` where the value is not certain.
+    /// win or a draw with certainty, in equal shares (at a lost position the slowest
+    /// losses, the best defence, as [`Endgame::root_move`] plays). `None` where the value
+    /// is not certain, or no move keeps it with certainty.
     pub fn exact_sample(&self, game: &Game, actions: &ActionSpace) -> Option<Sample> {
         let value = self.probe(game)?;
-        let moves = self.solver.move_values(game.position());
+        let moves = self.certain_move_values(game);
         let keeps = |v: Option<Value>| match (value, v) {
             (Value::Win(_), Some(Value::Win(_))) => true,
             (Value::Draw, Some(Value::Draw | Value::Win(_))) => true,
@@ -115,6 +116,31 @@ impl Endgame {
                 .map(|&m| (actions.index(m) as u16, share))
                 .collect(),
         })
+    }
+
+    /// Every legal move of `game` with the certain value, for the player to move, of
+    /// where it leads (the game's own result where it ends the game); `None` where the
+    /// draw rules leave that value uncertain (a win too long for the no-capture turns
+    /// left, say).
+    fn certain_move_values(&self, game: &Game) -> Vec<(Move, Option<Value>)> {
+        let mover = game.position().side_to_move();
+        game.legal_moves()
+            .iter()
+            .map(|&m| {
+                let mut next = game.clone();
+                next.play(m).expect("a legal move");
+                let value = match next.status() {
+                    Status::Win { winner, .. } if winner == mover => Some(Value::Win(0)),
+                    Status::Win { .. } => Some(Value::Loss(0)),
+                    Status::Draw { .. } => Some(Value::Draw),
+                    Status::Ongoing => {
+                        let same = next.position().side_to_move() == mover;
+                        self.probe(&next).map(|v| v.back(same))
+                    }
+                };
+                (m, value)
+            })
+            .collect()
     }
 
     /// At a root with a certain value, the move to play: `preferred` (the search's choice)

@@ -5,8 +5,9 @@
 //! generation; a table covers the kind evenly. Nine's long flying wins (3 v 4, won for
 //! the side with three men in 20 turns and more) are where a network trained on games
 //! alone still misjudges positions, and these samples show it such positions by the ten
-//! thousand. Positions of the committed benchmark sets are never drawn, so that the sets
-//! still judge positions the network has not been shown.
+//! thousand. Positions of the committed benchmark sets are never drawn, nor their
+//! symmetric images or colour-swapped twins, so that the sets still judge positions the
+//! network has not been shown.
 
 use std::collections::HashSet;
 
@@ -15,14 +16,15 @@ use kvarn_game::{ActionSpace, Game, Position, Rules};
 
 use crate::config::EndgameUse;
 use crate::endgame::Endgame;
-use crate::selfplay::{drawn, game_rng};
+use crate::selfplay::{SelfPlayError, drawn, game_rng};
 use crate::shard::Sample;
 use crate::starts::RandomStarts;
 
 /// Seed stream of the choice between a decisive and any certain position.
 const DECISIVE_STREAM: u64 = 0x6578_6163;
-/// Draws of one sample before it is given up: a probe is cheap, and only a men range
-/// without a single decisive position exhausts them.
+/// Draws of one sample before the sampling fails: a probe is cheap, and only settings
+/// the databases cannot meet (men they do not cover, a decisive distance no win
+/// reaches) exhaust them.
 const DRAWS: usize = 100_000;
 
 /// What the exact samples of one generation are drawn from.
@@ -40,29 +42,49 @@ pub struct ExactSampling<'a> {
     pub excluded: &'a HashSet<u64>,
 }
 
-/// The key of `pos`'s canonical form under the board's symmetries: one key for a
-/// position and all its images.
+/// One key for a position, its images under the board's symmetries, and the same
+/// positions with the colours swapped (the other player to move, each with the other's
+/// men): the network sees all of them from the player to move, alike but for one input.
 pub fn canonical_key(rules: &Rules, pos: &Position) -> u64 {
-    pos.canonical(rules).0.key()
+    let own = pos.canonical(rules).0.key();
+    let mut s = pos.setup();
+    s.men.swap(0, 1);
+    s.in_hand.swap(0, 1);
+    s.side = s.side.opposite();
+    match Position::from_setup(rules, &s) {
+        Ok(swapped) => own.min(swapped.canonical(rules).0.key()),
+        Err(_) => own,
+    }
 }
 
 impl ExactSampling<'_> {
     /// `n` samples, sample `i` from its own generator of `seed` (so any part of them can
-    /// be drawn again alike). A sample whose draws all fail is left out; only a men range
-    /// outside the databases does that.
-    pub fn samples(&self, seed: u64, n: u64) -> Vec<Sample> {
+    /// be drawn again alike). A position no move of which keeps its value with certainty
+    /// is left out (rare: the count is the caller's to report).
+    ///
+    /// # Errors
+    /// A sample's draws all failed: the databases do not cover the men counts, or no
+    /// win or loss lasts `decisive_min_turns` turns.
+    pub fn samples(&self, seed: u64, n: u64) -> Result<Vec<Sample>, SelfPlayError> {
         let actions = ActionSpace::new(&self.rules);
-        (0..n)
-            .filter_map(|i| self.sample(&actions, seed, i))
-            .collect()
+        let mut out = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let game = self.draw(seed, i).ok_or(SelfPlayError::NoExactSample {
+                sample: i,
+                draws: DRAWS,
+            })?;
+            out.extend(self.endgame.exact_sample(&game, &actions));
+        }
+        Ok(out)
     }
 
-    fn sample(&self, actions: &ActionSpace, seed: u64, i: u64) -> Option<Sample> {
+    /// Sample `i`'s position: certain in the databases, decisive where its draw says so,
+    /// never an excluded one. `None` when every draw failed.
+    fn draw(&self, seed: u64, i: u64) -> Option<Game> {
         let mut rng = game_rng(seed, i);
         let decisive = drawn(seed, DECISIVE_STREAM, i) < self.uses.decisive_starts;
         let accept = |g: &Game| {
-            let value = self.endgame.probe(g);
-            let wanted = match value {
+            let wanted = match self.endgame.probe(g) {
                 None => false,
                 Some(Value::Win(d) | Value::Loss(d)) => {
                     !decisive || d >= self.uses.decisive_min_turns
@@ -74,9 +96,6 @@ impl ExactSampling<'_> {
                     .excluded
                     .contains(&canonical_key(&self.rules, g.position()))
         };
-        let game = self
-            .starts
-            .draw_where(self.rules, &mut rng, DRAWS, accept)?;
-        self.endgame.exact_sample(&game, actions)
+        self.starts.draw_where(self.rules, &mut rng, DRAWS, accept)
     }
 }

@@ -187,6 +187,19 @@ pub enum SelfPlayError {
         /// The game's index in the run.
         game: u64,
     },
+    /// No position drawn for an exact sample was certain in the databases (or, for a
+    /// decisive one, a win or loss far enough from its end).
+    #[error(
+        "exact sample {sample}: no position drawn in {draws} tries was certain in the \
+         databases, or (for a decisive one) far enough from its end: do they cover \
+         selfplay.random_starts' men, and can selfplay.endgame.decisive_min_turns be reached?"
+    )]
+    NoExactSample {
+        /// The sample's index in its generation.
+        sample: u64,
+        /// Positions drawn.
+        draws: usize,
+    },
 }
 
 /// The random generator of game `index` of a run.
@@ -207,7 +220,7 @@ pub fn run<E: Evaluator + Clone + Send>(
     job.search.validate()?;
     job.selfplay.validate()?;
     let uses = &job.selfplay.endgame;
-    if uses.enabled() && job.endgame.is_none() {
+    if uses.in_games() && job.endgame.is_none() {
         return Err(SelfPlayError::Setting(SettingError::new(
             "selfplay.endgame",
             "probes, adjudication and decisive starts need endgame databases ([solver] db)",

@@ -454,7 +454,7 @@ fn exact_samples_carry_the_databases_values_and_their_value_keeping_moves() {
             ..EndgameUse::default()
         };
         let sampling = exact_sampling_of(rules, &endgame, &starts, &uses, &excluded);
-        let samples = sampling.samples(5, 300);
+        let samples = sampling.samples(5, 300).unwrap();
         assert_eq!(samples.len(), 300);
         let mut outcomes = [0; 3];
         for s in &samples {
@@ -465,6 +465,11 @@ fn exact_samples_carry_the_databases_values_and_their_value_keeping_moves() {
                 Value::Loss(_) => -1,
             };
             assert_eq!(s.result, result, "{value:?}");
+            assert_eq!(
+                s.search_wdl,
+                kvarn_selfplay::Endgame::wdl(value),
+                "{value:?}"
+            );
             assert!(s.full_search);
             outcomes[(1 - result) as usize] += 1;
             if decisive_starts == 1.0 {
@@ -492,13 +497,13 @@ fn exact_samples_carry_the_databases_values_and_their_value_keeping_moves() {
             assert!(outcomes[1] > 0, "certain draws are drawn too: {outcomes:?}");
         }
         // Sample i depends on the seed and i alone.
-        assert_eq!(sampling.samples(5, 20)[..], samples[..20]);
-        assert_ne!(sampling.samples(6, 20)[..], samples[..20]);
+        assert_eq!(sampling.samples(5, 20).unwrap()[..], samples[..20]);
+        assert_ne!(sampling.samples(6, 20).unwrap()[..], samples[..20]);
     }
 }
 
 #[test]
-fn exact_samples_never_draw_an_excluded_position_nor_its_images() {
+fn exact_samples_never_draw_an_excluded_position_its_images_or_its_colour_swapped_twins() {
     let (rules, solver) = nine_three_against_three();
     let endgame = kvarn_selfplay::Endgame::new(solver);
     let starts = RandomStarts {
@@ -509,16 +514,73 @@ fn exact_samples_never_draw_an_excluded_position_nor_its_images() {
     let uses = EndgameUse::default();
     let none = std::collections::HashSet::new();
     let key = |p: &kvarn_game::Position| kvarn_selfplay::exact::canonical_key(&rules, p);
-    let first = exact_sampling_of(rules, &endgame, &starts, &uses, &none).samples(9, 200);
+    // Every form of a position, by raw key: its 16 images, with and without the colours
+    // swapped (the other player to move, each with the other's men).
+    let forms = |p: &kvarn_game::Position| -> Vec<u64> {
+        let mut s = p.setup();
+        s.men.swap(0, 1);
+        s.side = s.side.opposite();
+        let twin = kvarn_game::Position::from_setup(&rules, &s).unwrap();
+        (0..kvarn_game::SYMMETRY_COUNT)
+            .flat_map(|sym| [p.transformed(&rules, sym), twin.transformed(&rules, sym)])
+            .map(|q| q.key())
+            .collect()
+    };
+    let first = exact_sampling_of(rules, &endgame, &starts, &uses, &none)
+        .samples(9, 200)
+        .unwrap();
     let excluded: std::collections::HashSet<u64> = first.iter().map(|s| key(&s.position)).collect();
-    let again = exact_sampling_of(rules, &endgame, &starts, &uses, &excluded).samples(9, 200);
-    assert_eq!(again.len(), 200);
-    for s in &again {
-        assert!(!excluded.contains(&key(&s.position)));
-        // No image either: every symmetric form has the same canonical key.
+    // One key for every form: a twin drawn later would be excluded by it.
+    for s in &first {
+        let mut setup = s.position.setup();
+        setup.men.swap(0, 1);
+        setup.side = setup.side.opposite();
+        let twin = kvarn_game::Position::from_setup(&rules, &setup).unwrap();
         for sym in 0..kvarn_game::SYMMETRY_COUNT {
-            let image = s.position.transformed(&rules, sym);
-            assert!(!excluded.contains(&key(&image)));
+            assert_eq!(key(&twin.transformed(&rules, sym)), key(&s.position));
         }
     }
+    let all_forms: std::collections::HashSet<u64> =
+        first.iter().flat_map(|s| forms(&s.position)).collect();
+    let again = exact_sampling_of(rules, &endgame, &starts, &uses, &excluded)
+        .samples(9, 200)
+        .unwrap();
+    assert_eq!(again.len(), 200);
+    for s in &again {
+        assert!(
+            !all_forms.contains(&s.position.key()),
+            "{} is a form of an excluded position",
+            s.position.to_position_string(&rules)
+        );
+    }
+}
+
+#[test]
+fn exact_samples_the_databases_cannot_give_are_an_error_not_a_short_shard() {
+    let (rules, solver) = nine_three_against_three();
+    let endgame = kvarn_selfplay::Endgame::new(solver);
+    let none = std::collections::HashSet::new();
+    let three = RandomStarts {
+        share: 0.5,
+        min_men: 3,
+        max_men: 3,
+    };
+    let uses = EndgameUse {
+        decisive_starts: 1.0,
+        decisive_min_turns: 1000,
+        ..EndgameUse::default()
+    };
+    let e = exact_sampling_of(rules, &endgame, &three, &uses, &none)
+        .samples(1, 5)
+        .unwrap_err();
+    assert!(e.to_string().contains("decisive_min_turns"), "{e}");
+    let five = RandomStarts {
+        share: 0.5,
+        min_men: 5,
+        max_men: 5,
+    };
+    let e = exact_sampling_of(rules, &endgame, &five, &EndgameUse::default(), &none)
+        .samples(1, 5)
+        .unwrap_err();
+    assert!(e.to_string().contains("random_starts"), "{e}");
 }

@@ -289,7 +289,7 @@ pub fn metrics_of(config: &RunConfig) -> Vec<Metric> {
         Metric::LossPolicy,
         Metric::LossValue,
     ];
-    if config.selfplay.endgame.enabled() {
+    if config.selfplay.endgame.in_games() {
         out.extend([Metric::SelfPlayAdjudicated, Metric::SelfPlayPlayedOut]);
     }
     for o in opponents(config) {

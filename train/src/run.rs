@@ -156,13 +156,7 @@ pub fn run(
     }
     let generations = config.run.generations;
     if manifest.generations_done() >= generations {
-        // Nothing to run, so nothing to record: a finished stage of a script run again
-        // must not change the settings of the stages after it.
-        tracing::info!(
-            generations_done = manifest.generations_done(),
-            "the run has its generations already; settings given now are not recorded"
-        );
-        return Ok(on_disk);
+        return nothing_to_run(dir, on_disk, manifest.state.config_crc32, options);
     }
     if amended {
         manifest.write(dir)?;
@@ -177,6 +171,34 @@ pub fn run(
         manifest.write(dir)?;
         report::write(dir, &run.config, &manifest)?;
         on_generation(&run.config, &record);
+    }
+    Ok(manifest)
+}
+
+/// A run that already has its generations: the settings given now are not recorded (a
+/// finished stage of a script run again must not change the stages after it), but a
+/// version-3 manifest still gets its configuration's checksum, and the report is
+/// rewritten as a resume's is, in case a kill came between the manifest and it.
+fn nothing_to_run(
+    dir: &RunDir,
+    mut manifest: Manifest,
+    config_crc32: Option<u32>,
+    options: &RunOptions,
+) -> Result<Manifest, RunError> {
+    if !options.settings.is_empty() {
+        tracing::warn!(
+            generations_done = manifest.generations_done(),
+            "the run has its generations already: nothing to run, and the settings given \
+             are not recorded"
+        );
+    }
+    if manifest.state.config_crc32.is_none() {
+        manifest.state.config_crc32 = config_crc32;
+        manifest.write(dir)?;
+    }
+    if !manifest.history.is_empty() {
+        let (config, _) = resume::resumed_config(dir, &mut manifest.clone(), &[])?;
+        report::write(dir, &config, &manifest)?;
     }
     Ok(manifest)
 }

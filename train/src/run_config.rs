@@ -441,7 +441,8 @@ impl RunConfig {
         SettingError::check(
             !self.selfplay.endgame.enabled() || self.solver.db.is_some(),
             "selfplay.endgame",
-            "probes, adjudication and decisive starts use the [solver] databases: set solver.db",
+            "probes, adjudication, decisive starts and exact samples use the [solver] databases: \
+             set solver.db",
         )?;
         self.solver.validate(self.rules.variant())
     }

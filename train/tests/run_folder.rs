@@ -361,3 +361,25 @@ fn settings_given_to_a_run_that_has_its_generations_are_not_recorded() {
     };
     assert!(run(&dir, &bad, None, |_, _| {}).is_err());
 }
+
+#[test]
+fn a_version_3_manifest_gets_its_checksum_even_with_nothing_to_run() {
+    let (_tmp, dir) = started(1);
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
+    let m = Manifest::read(&dir).unwrap();
+    let mut state = serde_json::to_value(&m.state).unwrap();
+    let fields = state.as_object_mut().unwrap();
+    fields.remove("config_crc32");
+    fields.remove("amendments");
+    fields.insert("version".into(), 3.into());
+    kvarn_storage::write_jsonl(&dir.manifest(), &state, &m.history).unwrap();
+    std::fs::remove_file(dir.summary_markdown()).unwrap();
+    let m = run(&dir, &gens(1), None, |_, _| {}).unwrap();
+    let text = std::fs::read(dir.config()).unwrap();
+    assert_eq!(m.state.config_crc32, Some(crc32fast::hash(&text)));
+    assert_eq!(
+        Manifest::read(&dir).unwrap().state.config_crc32,
+        m.state.config_crc32
+    );
+    assert!(dir.summary_markdown().exists(), "the report is rewritten");
+}

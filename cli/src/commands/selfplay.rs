@@ -151,7 +151,7 @@ fn prepare(args: &PlayArgs, out: Option<PathBuf>) -> anyhow::Result<Prepared> {
 /// The configuration's endgame databases (`[solver] db`, up to `max_men`), when its
 /// `[selfplay.endgame]` uses them.
 fn endgame(config: &RunConfig) -> anyhow::Result<Option<Arc<Endgame>>> {
-    if !config.selfplay.endgame.enabled() {
+    if !config.selfplay.endgame.in_games() {
         return Ok(None);
     }
     let db = config

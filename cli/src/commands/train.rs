@@ -24,7 +24,8 @@ pub struct TrainArgs {
     /// `--set seed=2 --set train.learning_rate=0.001`; repeatable. A new run stores the
     /// configuration it runs with; a resumed one goes on with the settings changed from
     /// its next generation, recorded in its manifest and summary (the rules, the network
-    /// and the steps per generation cannot change).
+    /// and the steps per generation cannot change). A run that already has its generations
+    /// runs nothing and records nothing.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     settings: Vec<String>,
     /// Resume the run in this folder, with the configuration it started with and the

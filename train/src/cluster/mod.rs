@@ -89,7 +89,7 @@ pub fn ranges(indices: &[u64]) -> String {
 
 /// The `kvarn solve` arguments of the databases self-play probes, and a key naming them.
 fn solve_args(config: &RunConfig) -> Option<(Vec<String>, String)> {
-    if !config.selfplay.endgame.enabled() {
+    if !config.selfplay.endgame.in_games() {
         return None;
     }
     let r = &config.rules;

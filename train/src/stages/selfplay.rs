@@ -168,7 +168,7 @@ fn exact_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
         excluded: &excluded,
     };
     let seed = kvarn_game::seeds::derive(config.seed, stream::EXACT_SAMPLES, u64::from(g));
-    let samples = sampling.samples(seed, n);
+    let samples = sampling.samples(seed, n)?;
     let header = ShardHeader {
         encoding_version: ENCODING_VERSION,
         rules: config.rules,
@@ -182,6 +182,7 @@ fn exact_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
     tracing::info!(
         generation = g,
         samples = samples.len(),
+        drawn = n,
         seconds = began.elapsed().as_secs_f64(),
         "exact samples written"
     );
