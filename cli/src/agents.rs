@@ -2,18 +2,22 @@
 //! alpha-beta, external engines, the perfect player) and network players,
 //!
 //! ```text
-//! net:model=FILE[,simulations=N][,movetime=MS][,contempt=C][,burn][,db=DIR[,db_men=M]]
+//! net:model=FILE[,simulations=N][,movetime=MS][,contempt=C][,c_puct=X][,fpu=X]
+//!     [,root=puct|gumbel][,burn][,db=DIR[,db_men=M]]
 //! ```
 //!
 //! the model's tree search with `simulations` per move (default 64, no noise, greedy), on
 //! the CPU; `movetime` limits it by time instead (with `simulations` too: whichever ends
 //! first), as `alphabeta:movetime=MS` is, so that the two compare at equal time; a draw
-//! is worth `-contempt` to it (-1..1, default 0); `burn` evaluates through burn instead
-//! of the fast CPU path; `db` probes the endgame databases in DIR (`kvarn solve`, up to
-//! `db_men` men a side, default all there) in the search: exact leaves, and a root move
-//! that keeps a certain value.
+//! is worth `-contempt` to it (-1..1, default 0); `c_puct`, `fpu` (first-play urgency
+//! reduction) and `root` override the search's defaults (1.5, 0.25, puct), so that a
+//! benchmark can tune them; `burn` evaluates through burn instead of the fast CPU path;
+//! `db` probes the endgame databases in DIR (`kvarn solve`, up to `db_men` men a side,
+//! default all there) in the search: exact leaves, and a root move that keeps a certain
+//! value.
 
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::sync::Arc;
 
 use std::time::Duration;
@@ -23,7 +27,7 @@ use kvarn_eval::agent::{AgentFactory, AgentSpec};
 use kvarn_eval::search::Limits;
 use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, Inference, InferencePath, file};
-use kvarn_selfplay::{Endgame, SearchConfig, SearchPlayer};
+use kvarn_selfplay::{Endgame, RootSearch, SearchConfig, SearchPlayer};
 
 /// Reads an agent specification for games of `rules`.
 pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory>> {
@@ -31,91 +35,185 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
         let spec: AgentSpec = text.parse()?;
         return Ok(Box::new(spec));
     };
-    let mut model = None;
-    let mut simulations = None;
-    let mut movetime = None;
-    let mut contempt = 0f32;
-    let mut path = InferencePath::Fastest;
-    let (mut db, mut db_men) = (None, None);
-    for item in options.split(',').filter(|s| !s.is_empty()) {
-        match item.split_once('=') {
-            Some(("model", v)) => model = Some(PathBuf::from(v)),
-            Some(("simulations", v)) => {
-                simulations = Some(
-                    v.parse::<u32>()
-                        .ok()
-                        .filter(|&n| n >= 1)
-                        .with_context(|| format!("net: simulations `{v}` is not a count >= 1"))?,
-                );
-            }
-            Some(("movetime", v)) => {
-                let ms = v.parse::<u64>().ok().filter(|&n| n >= 1);
-                let ms =
-                    ms.with_context(|| format!("net: movetime `{v}` is not milliseconds >= 1"))?;
-                movetime = Some(Duration::from_millis(ms));
-            }
-            Some(("contempt", v)) => {
-                contempt = v
-                    .parse::<f32>()
-                    .ok()
-                    .filter(|c| (-1.0..=1.0).contains(c))
-                    .with_context(|| format!("net: contempt `{v}` is not a number in -1..1"))?;
-            }
-            Some(("db", v)) => db = Some(PathBuf::from(v)),
-            Some(("db_men", v)) => {
-                db_men = Some(
-                    v.parse::<u8>()
-                        .ok()
-                        .filter(|n| (3..=9).contains(n))
-                        .with_context(|| format!("net: db_men `{v}` is not a count in 3..=9"))?,
-                );
-            }
-            None if item == "burn" => path = InferencePath::Burn,
-            _ => anyhow::bail!(
-                "net: unknown option `{item}` (expected model=FILE, simulations=N, movetime=MS, contempt=C, burn, db=DIR or db_men=M)"
-            ),
-        }
-    }
-    let model = model.context("net needs model=FILE (a .kvmodel or .safetensors file)")?;
+    let spec = NetSpec::parse(options)?;
     let device = DeviceChoice::Cpu.device()?;
-    let (network, _) = file::load_for_rules(&model, rules, &device)?;
-    let search = SearchConfig {
-        simulations: simulations.unwrap_or(64),
-        contempt,
-        // Bounded per game: a match keeps a player for each game in flight.
-        cache_entries: 100_000,
-        ..SearchConfig::default()
-    };
-    let limits = Limits {
-        nodes: (simulations.is_some() || movetime.is_none())
-            .then_some(u64::from(search.simulations)),
-        movetime,
-        depth: None,
-    };
-    let mut name = format!("net:model={}", model.display());
-    if let Some(n) = limits.nodes {
-        name.push_str(&format!(",simulations={n}"));
-    }
-    if let Some(t) = movetime {
-        name.push_str(&format!(",movetime={}", t.as_millis()));
-    }
-    if contempt != 0.0 {
-        name.push_str(&format!(",contempt={contempt}"));
-    }
-    let endgame = match &db {
+    let (network, _) = file::load_for_rules(&spec.model, rules, &device)?;
+    let endgame = match &spec.db {
         Some(dir) => {
-            name.push_str(&format!(",db={}", dir.display()));
-            let endgame = Endgame::open(dir, *rules, db_men).with_context(|| {
+            let endgame = Endgame::open(dir, *rules, spec.db_men).with_context(|| {
                 format!("net: loading the endgame databases in {}", dir.display())
             })?;
             Some(Arc::new(endgame))
         }
         None => None,
     };
+    let limits = spec.limits();
     let player = SearchPlayer::new(
-        name,
-        search,
-        Inference::new(&network, path).single_threaded(),
+        spec.name(&limits),
+        spec.search.clone(),
+        Inference::new(&network, spec.path).single_threaded(),
     );
     Ok(Box::new(player.with_limits(limits).with_endgame(endgame)))
+}
+
+/// The options of a `net:` specification.
+struct NetSpec {
+    model: PathBuf,
+    /// Whether `simulations` was given (otherwise a time limit alone bounds the search).
+    simulations_given: bool,
+    movetime: Option<Duration>,
+    search: SearchConfig,
+    path: InferencePath,
+    db: Option<PathBuf>,
+    db_men: Option<u8>,
+}
+
+impl NetSpec {
+    fn parse(options: &str) -> anyhow::Result<NetSpec> {
+        let mut model = None;
+        let mut spec = NetSpec {
+            model: PathBuf::new(),
+            simulations_given: false,
+            movetime: None,
+            search: SearchConfig {
+                simulations: 64,
+                // Bounded per game: a match keeps a player for each game in flight.
+                cache_entries: 100_000,
+                ..SearchConfig::default()
+            },
+            path: InferencePath::Fastest,
+            db: None,
+            db_men: None,
+        };
+        for item in options.split(',').filter(|s| !s.is_empty()) {
+            let Some((key, v)) = item.split_once('=') else {
+                match item {
+                    "burn" => spec.path = InferencePath::Burn,
+                    _ => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),
+                }
+                continue;
+            };
+            match key {
+                "model" => model = Some(PathBuf::from(v)),
+                "simulations" => {
+                    spec.search.simulations = number(key, v, 1..=u32::MAX, "a count >= 1")?;
+                    spec.simulations_given = true;
+                }
+                "movetime" => {
+                    let ms = number(key, v, 1..=u64::MAX, "milliseconds >= 1")?;
+                    spec.movetime = Some(Duration::from_millis(ms));
+                }
+                "contempt" => {
+                    spec.search.contempt = number(key, v, -1.0..=1.0, "a number in -1..1")?
+                }
+                "c_puct" => spec.search.c_puct = number(key, v, 0.0..=100.0, "a number in 0..100")?,
+                "fpu" => spec.search.fpu_reduction = number(key, v, 0.0..=2.0, "a number in 0..2")?,
+                "root" => {
+                    spec.search.root = match v {
+                        "puct" => RootSearch::Puct,
+                        "gumbel" => RootSearch::Gumbel,
+                        _ => anyhow::bail!("net: root `{v}` is not `puct` or `gumbel`"),
+                    }
+                }
+                "db" => spec.db = Some(PathBuf::from(v)),
+                "db_men" => spec.db_men = Some(number(key, v, 3..=9, "a count in 3..=9")?),
+                _ => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),
+            }
+        }
+        spec.model = model.context("net needs model=FILE (a .kvmodel or .safetensors file)")?;
+        Ok(spec)
+    }
+
+    /// Simulations bound the search where given, or where no time limit is.
+    fn limits(&self) -> Limits {
+        Limits {
+            nodes: (self.simulations_given || self.movetime.is_none())
+                .then_some(u64::from(self.search.simulations)),
+            movetime: self.movetime,
+            depth: None,
+        }
+    }
+
+    /// The player's name in match reports: the model and every setting that differs.
+    fn name(&self, limits: &Limits) -> String {
+        let mut name = format!("net:model={}", self.model.display());
+        if let Some(n) = limits.nodes {
+            name.push_str(&format!(",simulations={n}"));
+        }
+        if let Some(t) = self.movetime {
+            name.push_str(&format!(",movetime={}", t.as_millis()));
+        }
+        let defaults = SearchConfig::default();
+        let search = &self.search;
+        if search.contempt != defaults.contempt {
+            name.push_str(&format!(",contempt={}", search.contempt));
+        }
+        if search.c_puct != defaults.c_puct {
+            name.push_str(&format!(",c_puct={}", search.c_puct));
+        }
+        if search.fpu_reduction != defaults.fpu_reduction {
+            name.push_str(&format!(",fpu={}", search.fpu_reduction));
+        }
+        if search.root == RootSearch::Gumbel {
+            name.push_str(",root=gumbel");
+        }
+        if let Some(dir) = &self.db {
+            name.push_str(&format!(",db={}", dir.display()));
+        }
+        name
+    }
+}
+
+/// What a `net:` specification accepts, for error messages.
+const OPTIONS: &str = "expected model=FILE, simulations=N, movetime=MS, contempt=C, c_puct=X, \
+                       fpu=X, root=puct|gumbel, burn, db=DIR or db_men=M";
+
+/// Option `key`'s value `v`, which must parse and lie in `range` (`what` says how).
+fn number<T: FromStr + PartialOrd>(
+    key: &str,
+    v: &str,
+    range: std::ops::RangeInclusive<T>,
+    what: &str,
+) -> anyhow::Result<T> {
+    v.parse::<T>()
+        .ok()
+        .filter(|x| range.contains(x))
+        .with_context(|| format!("net: {key} `{v}` is not {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_settings_are_read_and_named() {
+        let spec =
+            NetSpec::parse("model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel").unwrap();
+        assert_eq!(spec.search.simulations, 800);
+        assert_eq!(spec.search.c_puct, 2.5);
+        assert_eq!(spec.search.fpu_reduction, 0.0);
+        assert_eq!(spec.search.root, RootSearch::Gumbel);
+        let name = spec.name(&spec.limits());
+        assert_eq!(
+            name,
+            "net:model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel"
+        );
+        let plain = NetSpec::parse("model=m.kvmodel,movetime=200").unwrap();
+        assert_eq!(plain.limits().nodes, None);
+        assert_eq!(
+            plain.name(&plain.limits()),
+            "net:model=m.kvmodel,movetime=200"
+        );
+    }
+
+    #[test]
+    fn bad_options_are_named() {
+        let error = |text: &str| NetSpec::parse(text).err().unwrap().to_string();
+        assert!(error("model=m,c_puct=-1").contains("c_puct `-1`"));
+        assert!(error("model=m,fpu=x").contains("fpu `x`"));
+        assert!(error("model=m,root=mcts").contains("root `mcts`"));
+        assert!(error("model=m,simulations=0").contains("simulations `0`"));
+        assert!(error("model=m,depth=3").contains("unknown option `depth=3`"));
+        assert!(error("simulations=3").contains("needs model=FILE"));
+    }
 }
