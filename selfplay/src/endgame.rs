@@ -59,13 +59,18 @@ impl Endgame {
 
     /// The game's result for White (+1, 0, −1) when the databases know it for certain.
     pub fn result_for_white(&self, game: &Game) -> Option<i8> {
-        let for_mover = match self.probe(game)? {
+        let for_mover = Self::score(self.probe(game)?);
+        let white_moves = game.position().side_to_move() == kvarn_game::Color::White;
+        Some(if white_moves { for_mover } else { -for_mover })
+    }
+
+    /// A certain value as a game result for the player to move: 1, 0 or -1.
+    fn score(value: Value) -> i8 {
+        match value {
             Value::Win(_) => 1,
             Value::Draw => 0,
             Value::Loss(_) => -1,
-        };
-        let white_moves = game.position().side_to_move() == kvarn_game::Color::White;
-        Some(if white_moves { for_mover } else { -for_mover })
+        }
     }
 
     /// Win/draw/loss probabilities of a certain value, for the player to move.
@@ -100,16 +105,11 @@ impl Endgame {
             return None;
         }
         let share = 1.0 / best.len() as f32;
-        let result = match value {
-            Value::Win(_) => 1,
-            Value::Draw => 0,
-            Value::Loss(_) => -1,
-        };
         Some(Sample {
             position: *game.position(),
             occurrences: game.occurrences().min(255) as u8,
             full_search: true,
-            result,
+            result: Self::score(value),
             search_wdl: Endgame::wdl(value),
             policy: best
                 .iter()

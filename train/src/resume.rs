@@ -13,10 +13,21 @@ use crate::run_dir::RunDir;
 /// these rules, and generation g ends at optimiser step g × steps_per_generation.
 const FIXED: [&str; 3] = ["rules", "network", "train.steps_per_generation"];
 
-/// The configuration a resumed run goes on with (its relative paths read from the folder
-/// the run started in), and whether `manifest` changed (a version-3 run's checksum
-/// recorded, or `settings` added as an amendment from the next generation on, unless they
-/// change nothing); the caller writes it, holding the run's lock.
+/// The configurations of a resumed run (relative paths read from the folder the run
+/// started in).
+#[derive(Debug)]
+pub struct Resumed {
+    /// As recorded: `config.toml` with the settings of earlier resumes.
+    pub recorded: RunConfig,
+    /// What the run goes on with: `recorded` with the settings given now.
+    pub config: RunConfig,
+    /// Whether the manifest changed (a version-3 run's checksum recorded, or the settings
+    /// given now added as an amendment from the next generation on, unless they change
+    /// nothing); the caller writes it, holding the run's lock.
+    pub changed: bool,
+}
+
+/// The configuration a resumed run goes on with, and the one recorded before `settings`.
 ///
 /// # Errors
 /// `config.toml` cannot be read or no longer has the recorded checksum, a setting names a
@@ -25,7 +36,7 @@ pub fn resumed_config(
     dir: &RunDir,
     manifest: &mut Manifest,
     settings: &[String],
-) -> Result<(RunConfig, bool), RunError> {
+) -> Result<Resumed, RunError> {
     let path = dir.config();
     let text = std::fs::read_to_string(&path).map_err(|e| RunError::io(&path, e))?;
     let found = crc32fast::hash(text.as_bytes());
@@ -50,22 +61,30 @@ pub fn resumed_config(
     for amendment in &manifest.state.amendments {
         text = RunConfig::with_settings(&text, &origin, &amendment.settings)?;
     }
-    let config = RunConfig::parse_in(&text, &origin, base)?;
+    let recorded = RunConfig::parse_in(&text, &origin, base)?;
     if settings.is_empty() {
-        return Ok((config, changed));
+        return Ok(Resumed {
+            config: recorded.clone(),
+            recorded,
+            changed,
+        });
     }
     check_changeable(settings)?;
     let amended = RunConfig::with_settings(&text, &origin, settings)?;
-    let amended = RunConfig::parse_in(&amended, &origin, base)?;
+    let config = RunConfig::parse_in(&amended, &origin, base)?;
     // Settings that change nothing (a stage of a script run again) are not recorded.
-    if amended != config {
+    if config != recorded {
         manifest.state.amendments.push(Amendment {
             generation: manifest.generations_done() + 1,
             settings: settings.to_vec(),
         });
         changed = true;
     }
-    Ok((amended, changed))
+    Ok(Resumed {
+        recorded,
+        config,
+        changed,
+    })
 }
 
 /// Refuses a setting that is, holds or lies in one fixed for the run's life.

@@ -150,15 +150,17 @@ pub fn run(
     let _lock = dir.lock()?;
     let mut manifest = Manifest::read(dir)?;
     let on_disk = manifest.clone();
-    let (mut config, amended) = resume::resumed_config(dir, &mut manifest, &options.settings)?;
+    let resumed = resume::resumed_config(dir, &mut manifest, &options.settings)?;
+    let mut config = resumed.config;
     if let Some(g) = options.generations {
         config.run.generations = g;
     }
     let generations = config.run.generations;
     if manifest.generations_done() >= generations {
-        return nothing_to_run(dir, on_disk, manifest.state.config_crc32, options);
+        let crc = manifest.state.config_crc32;
+        return nothing_to_run(dir, on_disk, crc, &resumed.recorded, options);
     }
-    if amended {
+    if resumed.changed {
         manifest.write(dir)?;
     }
     let mut run = Run::open(config, dir, &mut manifest, options, progress)?;
@@ -183,6 +185,7 @@ fn nothing_to_run(
     dir: &RunDir,
     mut manifest: Manifest,
     config_crc32: Option<u32>,
+    recorded: &RunConfig,
     options: &RunOptions,
 ) -> Result<Manifest, RunError> {
     if !options.settings.is_empty() {
@@ -197,8 +200,7 @@ fn nothing_to_run(
         manifest.write(dir)?;
     }
     if !manifest.history.is_empty() {
-        let (config, _) = resume::resumed_config(dir, &mut manifest.clone(), &[])?;
-        report::write(dir, &config, &manifest)?;
+        report::write(dir, recorded, &manifest)?;
     }
     Ok(manifest)
 }

@@ -317,17 +317,23 @@ fn a_resume_cannot_change_the_network_the_rules_or_a_bad_value() {
     }
 }
 
-#[test]
-fn a_version_3_manifest_is_read_and_its_configuration_recorded_on_resume() {
-    let (_tmp, dir) = started(1);
-    run(&dir, &gens(1), None, |_, _| {}).unwrap();
-    let m = Manifest::read(&dir).unwrap();
+/// Rewrites the run's manifest as version 3 wrote it: no configuration checksum and no
+/// amendments.
+fn as_version_3(dir: &RunDir) {
+    let m = Manifest::read(dir).unwrap();
     let mut state = serde_json::to_value(&m.state).unwrap();
     let fields = state.as_object_mut().unwrap();
     fields.remove("config_crc32");
     fields.remove("amendments");
     fields.insert("version".into(), 3.into());
     kvarn_storage::write_jsonl(&dir.manifest(), &state, &m.history).unwrap();
+}
+
+#[test]
+fn a_version_3_manifest_is_read_and_its_configuration_recorded_on_resume() {
+    let (_tmp, dir) = started(1);
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
+    as_version_3(&dir);
     let old = Manifest::read(&dir).unwrap();
     assert_eq!(old.state.config_crc32, None);
     let m = run(&dir, &gens(2), None, |_, _| {}).unwrap();
@@ -366,13 +372,7 @@ fn settings_given_to_a_run_that_has_its_generations_are_not_recorded() {
 fn a_version_3_manifest_gets_its_checksum_even_with_nothing_to_run() {
     let (_tmp, dir) = started(1);
     run(&dir, &gens(1), None, |_, _| {}).unwrap();
-    let m = Manifest::read(&dir).unwrap();
-    let mut state = serde_json::to_value(&m.state).unwrap();
-    let fields = state.as_object_mut().unwrap();
-    fields.remove("config_crc32");
-    fields.remove("amendments");
-    fields.insert("version".into(), 3.into());
-    kvarn_storage::write_jsonl(&dir.manifest(), &state, &m.history).unwrap();
+    as_version_3(&dir);
     std::fs::remove_file(dir.summary_markdown()).unwrap();
     let m = run(&dir, &gens(1), None, |_, _| {}).unwrap();
     let text = std::fs::read(dir.config()).unwrap();

@@ -63,8 +63,8 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     if let Some(g) = args.generations {
         anyhow::ensure!(g >= 1, "--generations must be at least 1");
     }
-    let (dir, settings) = match (&args.config, &args.resume) {
-        (Some(path), _) => (start(args, path)?, Vec::new()),
+    let (dir, settings, before) = match (&args.config, &args.resume) {
+        (Some(path), _) => (start(args, path)?, Vec::new(), 0),
         (None, Some(dir)) => {
             let dir = RunDir::new(dir);
             let m = Manifest::read(&dir)?;
@@ -73,7 +73,8 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
                 generations_done = m.generations_done(),
                 "run resumed"
             );
-            (dir, args.settings.clone())
+            let before = m.generations_done();
+            (dir, args.settings.clone(), before)
         }
         (None, None) => anyhow::bail!("give --config FILE or --resume DIR"),
     };
@@ -98,8 +99,9 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     })?;
     bar.finish_and_clear();
     outln!(
-        "{} generations in {:.1} min; the self-play model is {}",
+        "{} generations ({} run now, in {:.1} min); the self-play model is {}",
         manifest.generations_done(),
+        manifest.generations_done().saturating_sub(before),
         began.elapsed().as_secs_f64() / 60.0,
         dir.model(manifest.selfplay_model()).display()
     );
