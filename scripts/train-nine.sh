@@ -15,9 +15,9 @@
 #   scripts/train-nine.sh [RUN]        (default RUN: runs/nine)
 #
 # Run it again after a stop: each stage goes on where it stopped, and settings already
-# recorded are not recorded twice. The shipped run took 178 minutes on 2 cores, on three
+# recorded are not recorded twice. The shipped run took 184 minutes on 2 cores, on three
 # machines of different speeds (the 150 generations of configs/nine.toml 47 minutes on
-# the fastest; the stages 25-104 s a generation on slower ones).
+# the fastest; the stages 9-125 s a generation on slower ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=${1:-runs/nine}
