@@ -158,7 +158,10 @@ pub fn run(
     let generations = config.run.generations;
     if manifest.generations_done() >= generations {
         let crc = manifest.state.config_crc32;
-        return nothing_to_run(dir, on_disk, crc, &resumed.recorded, options);
+        // The report says "done of asked", as a run's own report does.
+        let mut recorded = resumed.recorded;
+        recorded.run.generations = generations;
+        return nothing_to_run(dir, on_disk, crc, &recorded, options);
     }
     if resumed.changed {
         manifest.write(dir)?;

@@ -359,6 +359,11 @@ fn settings_given_to_a_run_that_has_its_generations_are_not_recorded() {
         assert_eq!(m.generations_done(), 2);
         assert!(m.state.amendments.is_empty());
         assert_eq!(std::fs::read(dir.manifest()).unwrap(), manifest);
+        let summary = std::fs::read_to_string(dir.summary_markdown()).unwrap();
+        assert!(
+            summary.contains(&format!("generations: 2 of {target}")),
+            "{summary}"
+        );
     }
     // A bad setting is still refused by name, with nothing to run or not.
     let bad = RunOptions {
