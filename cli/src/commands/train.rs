@@ -63,8 +63,8 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     if let Some(g) = args.generations {
         anyhow::ensure!(g >= 1, "--generations must be at least 1");
     }
-    let (dir, settings, before) = match (&args.config, &args.resume) {
-        (Some(path), _) => (start(args, path)?, Vec::new(), 0),
+    let (dir, settings) = match (&args.config, &args.resume) {
+        (Some(path), _) => (start(args, path)?, Vec::new()),
         (None, Some(dir)) => {
             let dir = RunDir::new(dir);
             let m = Manifest::read(&dir)?;
@@ -73,8 +73,7 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
                 generations_done = m.generations_done(),
                 "run resumed"
             );
-            let before = m.generations_done();
-            (dir, args.settings.clone(), before)
+            (dir, args.settings.clone())
         }
         (None, None) => anyhow::bail!("give --config FILE or --resume DIR"),
     };
@@ -92,7 +91,9 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
         allow_inexact: args.inexact,
         ..RunOptions::default()
     };
+    let mut ran = 0;
     let manifest = run::run(&dir, &options, Some(&bar), |config, r| {
+        ran += 1;
         let line = terminal_line(config, r);
         bar.suspend(|| outln!("{line}"));
         tracing::debug!(generation = r.generation, "{line}");
@@ -101,7 +102,7 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     outln!(
         "{} generations ({} run now, in {:.1} min); the self-play model is {}",
         manifest.generations_done(),
-        manifest.generations_done().saturating_sub(before),
+        ran,
         began.elapsed().as_secs_f64() / 60.0,
         dir.model(manifest.selfplay_model()).display()
     );
