@@ -57,10 +57,7 @@ pub fn resumed_config(
     }
     let origin = path.display().to_string();
     let base = &manifest.state.working_dir;
-    let mut text = text;
-    for amendment in &manifest.state.amendments {
-        text = RunConfig::with_settings(&text, &origin, &amendment.settings)?;
-    }
+    let text = amended(text, &origin, manifest.state.amendments.iter())?;
     let recorded = RunConfig::parse_in(&text, &origin, base)?;
     if settings.is_empty() {
         return Ok(Resumed {
@@ -84,6 +81,40 @@ pub fn resumed_config(
         recorded,
         config,
         changed,
+    })
+}
+
+/// The configuration generation `g` was made with: `config.toml` with the settings of
+/// the resumes before it. A stage's settings (exact samples, say) tell what a finished
+/// generation's folder should hold.
+///
+/// # Errors
+/// `config.toml` cannot be read, or with the settings does not parse or validate.
+pub fn config_at(dir: &RunDir, manifest: &Manifest, g: u32) -> Result<RunConfig, RunError> {
+    let path = dir.config();
+    let text = std::fs::read_to_string(&path).map_err(|e| RunError::io(&path, e))?;
+    let origin = path.display().to_string();
+    let before = manifest
+        .state
+        .amendments
+        .iter()
+        .filter(|a| a.generation <= g);
+    let text = amended(text, &origin, before)?;
+    Ok(RunConfig::parse_in(
+        &text,
+        &origin,
+        &manifest.state.working_dir,
+    )?)
+}
+
+/// `text` with the amendments' settings put on in order.
+fn amended<'a>(
+    text: String,
+    origin: &str,
+    mut amendments: impl Iterator<Item = &'a Amendment>,
+) -> Result<String, RunError> {
+    amendments.try_fold(text, |text, a| {
+        Ok(RunConfig::with_settings(&text, origin, &a.settings)?)
     })
 }
 

@@ -408,7 +408,8 @@ mod exact {
     use crate::stages::selfplay::games_done;
 
     /// Checks that every earlier generation of the next one's replay window still has
-    /// all its games (old shards may be gone on another machine).
+    /// all its games, and its exact samples where it drew them (old shards may be gone
+    /// on another machine).
     pub(super) fn check_window(
         config: &RunConfig,
         dir: &RunDir,
@@ -426,6 +427,18 @@ mod exact {
                 let reason = format!(
                     "generation {h} has {found} of its {games} self-play games in {}: the replay window differs",
                     dir.shards(h).display()
+                );
+                allow(dir, manifest, allow_inexact, reason)?;
+            }
+            let exact = dir.exact_shard(h);
+            let drawn = crate::resume::config_at(dir, manifest, h)?
+                .selfplay
+                .endgame
+                .exact_samples;
+            if drawn > 0 && !exact.exists() {
+                let reason = format!(
+                    "generation {h}'s {drawn} exact samples ({}) are missing: the replay window differs",
+                    exact.display()
                 );
                 allow(dir, manifest, allow_inexact, reason)?;
             }

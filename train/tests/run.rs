@@ -251,22 +251,62 @@ fn stop_at(generations: u32, steps: u64) -> RunOptions {
     }
 }
 
-#[test]
-fn each_generation_adds_exact_samples_from_the_databases_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = &RunDir::new(dir.path().join("run"));
+/// A Five run whose generations draw `exact` samples from databases built in `dir`.
+fn five_with_exact_samples(dir: &std::path::Path, exact: u64) -> RunConfig {
     let mut cfg = config(1);
     cfg.rules = Rules::new(Variant::Five);
     cfg.run.games_vs_previous = 0;
     cfg.run.baseline_depths = vec![];
-    cfg.selfplay.endgame.exact_samples = 40;
+    cfg.selfplay.endgame.exact_samples = exact;
     cfg.solver = SolverConfig {
-        db: Some(dir.path().join("db-five")),
+        db: Some(dir.join("db-five")),
         build_if_missing: true,
         ..SolverConfig::default()
     };
     cfg.validate().unwrap();
-    begin(&cfg, d).unwrap();
+    cfg
+}
+
+#[test]
+fn missing_exact_samples_of_the_replay_window_are_refused_unless_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = &RunDir::new(dir.path().join("run"));
+    begin(&five_with_exact_samples(dir.path(), 0), d).unwrap();
+    run(d, &gens(1), None, |_, _| {}).unwrap();
+    // Exact samples from generation 2 on, as a stage of a longer run adds them.
+    let stage = RunOptions {
+        settings: vec!["selfplay.endgame.exact_samples=40".into()],
+        ..gens(2)
+    };
+    run(d, &stage, None, |_, _| {}).unwrap();
+    assert!(!d.exact_shard(1).exists() && d.exact_shard(2).exists());
+    std::fs::remove_file(d.exact_shard(2)).unwrap();
+    let e = run(d, &gens(3), None, |_, _| {}).unwrap_err();
+    assert!(
+        matches!(e, kvarn_train::RunError::Inexact(_))
+            && e.to_string().contains("generation 2's 40 exact samples"),
+        "{e}"
+    );
+    let inexact = RunOptions {
+        allow_inexact: true,
+        ..gens(3)
+    };
+    let m = run(d, &inexact, None, |_, _| {}).unwrap();
+    assert_eq!(m.generations_done(), 3);
+    let recorded: Vec<_> = m
+        .state
+        .inexact_resumes
+        .iter()
+        .map(|r| r.generation)
+        .collect();
+    assert_eq!(recorded, [3], "generation 1 drew none, so it misses none");
+}
+
+#[test]
+fn each_generation_adds_exact_samples_from_the_databases_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = &RunDir::new(dir.path().join("run"));
+    begin(&five_with_exact_samples(dir.path(), 40), d).unwrap();
     run(d, &RunOptions::default(), None, |_, _| {}).unwrap();
     let first = std::fs::read(d.exact_shard(1)).unwrap();
     let (header, samples) = read_shard(&d.exact_shard(1)).unwrap();
