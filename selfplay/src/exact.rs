@@ -11,7 +11,9 @@
 
 use std::collections::HashSet;
 
+use kvarn_eval::EvalError;
 use kvarn_eval::solver::Value;
+use kvarn_eval::solver::benchmark::{self, Part};
 use kvarn_game::{ActionSpace, Game, Position, Rules};
 
 use crate::config::EndgameUse;
@@ -55,6 +57,25 @@ pub fn canonical_key(rules: &Rules, pos: &Position) -> u64 {
         Ok(swapped) => own.min(swapped.canonical(rules).0.key()),
         Err(_) => own,
     }
+}
+
+/// Canonical keys of the positions of the rules' committed benchmark sets, both parts:
+/// neither exact samples nor self-play's random starts are drawn among them, so that the
+/// sets judge positions the network was never started from or shown.
+///
+/// # Errors
+/// A committed set does not read (a damaged checkout).
+pub fn benchmark_keys(rules: &Rules) -> Result<HashSet<u64>, EvalError> {
+    let mut keys = HashSet::new();
+    for part in [Part::Tuning, Part::HeldOut] {
+        let Some(set) = benchmark::committed(rules, part) else {
+            continue;
+        };
+        for b in set? {
+            keys.insert(canonical_key(rules, b.game(rules)?.position()));
+        }
+    }
+    Ok(keys)
 }
 
 impl ExactSampling<'_> {

@@ -5,6 +5,7 @@
 //! from the run's seed and `i`, so that a seed, the settings and the network give the same
 //! games on every CPU run.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -17,6 +18,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::config::{RootSearch, SearchConfig, SelfPlayConfig, SettingError};
 use crate::endgame::Endgame;
 use crate::evaluator::{EvalCache, Evaluator};
+use crate::exact::canonical_key;
 use crate::search::{Advance, GameSearch, SearchContext};
 use crate::shard::{
     GameSummary, SHARD_EXTENSION, Sample, SampleSource, ShardError, ShardHeader, write_shard,
@@ -176,6 +178,9 @@ pub enum SelfPlayError {
         /// The game's index in the run.
         game: u64,
     },
+    /// A committed benchmark set, whose positions random starts avoid, does not read.
+    #[error("the committed benchmark sets, which random starts avoid: {0}")]
+    Benchmark(#[from] kvarn_eval::EvalError),
     /// Every random start drawn for a game was already over (not seen with any men
     /// counts the settings allow).
     #[error(
@@ -226,8 +231,10 @@ pub fn run<E: Evaluator + Clone + Send>(
             "probes, adjudication and decisive starts need endgame databases ([solver] db)",
         )));
     }
+    let mut excluded = HashSet::new();
     if job.selfplay.random_starts.share > 0.0 {
         job.selfplay.random_starts.validate_for(&job.rules)?;
+        excluded = crate::exact::benchmark_keys(&job.rules)?;
     }
     let probes = job.endgame.clone().filter(|_| uses.probes);
     let ctx = SearchContext::new(job.rules, job.search.clone()).with_endgame(probes);
@@ -247,9 +254,11 @@ pub fn run<E: Evaluator + Clone + Send>(
     std::thread::scope(|scope| {
         for t in 0..threads {
             let (ctx, total, games, first_error) = (&ctx, &total, &games, &first_error);
+            let excluded = &excluded;
             let mut evaluator = evaluator.clone();
+            let shared = Shared { job, ctx, excluded };
             scope.spawn(
-                move || match worker(job, ctx, &mut evaluator, t, threads, progress) {
+                move || match worker(shared, &mut evaluator, t, threads, progress) {
                     Ok((stats, played)) => {
                         total.lock().expect("stats").add(&stats);
                         games.lock().expect("games").extend(played);
@@ -294,6 +303,8 @@ struct Slot {
 struct Worker<'a, E> {
     job: &'a SelfPlayJob,
     ctx: &'a SearchContext,
+    /// Canonical keys of the committed benchmark positions: never a random start.
+    excluded: &'a HashSet<u64>,
     evaluator: &'a mut E,
     sim: BatchSim,
     slots: Vec<Option<Slot>>,
@@ -310,19 +321,28 @@ struct Worker<'a, E> {
     step: u64,
 }
 
+/// What every thread of a run reads.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    job: &'a SelfPlayJob,
+    ctx: &'a SearchContext,
+    excluded: &'a HashSet<u64>,
+}
+
 fn worker<E: Evaluator>(
-    job: &SelfPlayJob,
-    ctx: &SearchContext,
+    shared: Shared<'_>,
     evaluator: &mut E,
     thread: usize,
     threads: usize,
     progress: Option<&ProgressBar>,
 ) -> Result<(SelfPlayStats, Vec<PlayedGame>), SelfPlayError> {
     let began = Instant::now();
+    let Shared { job, ctx, excluded } = shared;
     let slots = job.selfplay.games_per_thread;
     let mut w = Worker {
         job,
         ctx,
+        excluded,
         evaluator,
         sim: BatchSim::new(job.rules, slots),
         slots: (0..slots).map(|_| None).collect(),
@@ -411,10 +431,16 @@ impl<E: Evaluator> Worker<'_, E> {
 
     /// Game `index`'s random start: a decisive one (a certain win or loss in the
     /// databases, far enough from its end) for the share
-    /// `selfplay.endgame.decisive_starts` of them, chosen from a seed stream of its own.
+    /// `selfplay.endgame.decisive_starts` of them, chosen from a seed stream of its own;
+    /// never a committed benchmark position (nor its images or colour-swapped twin).
     fn draw_start(&self, index: u64, rng: &mut Pcg64Mcg) -> Option<Game> {
         let (job, starts) = (self.job, &self.job.selfplay.random_starts);
         let uses = &job.selfplay.endgame;
+        let fresh = |g: &Game| {
+            !self
+                .excluded
+                .contains(&canonical_key(&job.rules, g.position()))
+        };
         match &job.endgame {
             Some(endgame)
                 if drawn(job.seed, DECISIVE_START_STREAM, index) < uses.decisive_starts =>
@@ -423,9 +449,9 @@ impl<E: Evaluator> Worker<'_, E> {
                     Some(Value::Win(d) | Value::Loss(d)) => d >= uses.decisive_min_turns,
                     _ => false,
                 };
-                starts.draw_where(job.rules, rng, DECISIVE_DRAWS, decisive)
+                starts.draw_where(job.rules, rng, DECISIVE_DRAWS, |g| decisive(g) && fresh(g))
             }
-            _ => starts.draw(job.rules, rng),
+            _ => starts.draw_where(job.rules, rng, crate::starts::DRAWS, fresh),
         }
     }
 

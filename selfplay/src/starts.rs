@@ -34,7 +34,7 @@ impl Default for RandomStarts {
 
 /// Draws of [`RandomStarts::draw`] before it gives up: a position where the player to
 /// move is blocked is drawn again, and that is rare for any men counts allowed.
-const DRAWS: usize = 1000;
+pub(crate) const DRAWS: usize = 1000;
 
 impl RandomStarts {
     /// Checks the settings that do not depend on the variant.

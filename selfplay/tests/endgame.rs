@@ -7,6 +7,7 @@ use kvarn_eval::agent::{AgentFactory, PerfectAgent};
 use kvarn_eval::solver::adjudication::certain;
 use kvarn_eval::solver::{Solver, Subspace, Value};
 use kvarn_game::{ActionSpace, Color, Game, Rules, Variant, encoding};
+use kvarn_selfplay::exact::canonical_key;
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
     Advance, EndgameUse, EvalCache, Evaluator, GameSearch, RandomStarts, SearchConfig,
@@ -583,4 +584,54 @@ fn exact_samples_the_databases_cannot_give_are_an_error_not_a_short_shard() {
         .samples(1, 5)
         .unwrap_err();
     assert!(e.to_string().contains("random_starts"), "{e}");
+}
+
+#[test]
+fn random_starts_are_never_committed_benchmark_positions() {
+    let rules = Rules::new(Variant::Five);
+    let keys = kvarn_selfplay::exact::benchmark_keys(&rules).unwrap();
+    let three = RandomStarts {
+        share: 1.0,
+        min_men: 3,
+        max_men: 3,
+    };
+    let benchmark = |p: &kvarn_game::Position| keys.contains(&canonical_key(&rules, p));
+    // Unfiltered draws land on Five's 3 v 3 benchmark positions now and then...
+    let games = 3000;
+    let hits = (0..games)
+        .filter(|&i| benchmark(three.draw(rules, &mut game_rng(5, i)).unwrap().position()))
+        .count();
+    assert!(hits >= 5, "{hits} of {games} plain draws");
+    // ... and self-play's never do.
+    let job = SelfPlayJob {
+        rules,
+        search: SearchConfig {
+            simulations: 1,
+            ..SearchConfig::default()
+        },
+        selfplay: SelfPlayConfig {
+            threads: 1,
+            games_per_thread: 100,
+            games_per_shard: 100,
+            max_plies: 1,
+            random_starts: three,
+            ..SelfPlayConfig::default()
+        },
+        games,
+        skip: Default::default(),
+        seed: 5,
+        out: None,
+        shard_prefix: "test".into(),
+        model: "uniform".into(),
+        endgame: None,
+    };
+    let (_, played) = run(&job, &uniform(&rules), None).unwrap();
+    assert_eq!(played.len() as u64, games);
+    for g in &played {
+        assert!(
+            g.random_start && !benchmark(&g.samples[0].position),
+            "game {}",
+            g.index
+        );
+    }
 }

@@ -1,15 +1,14 @@
 //! The self-play stage: the generation's games by the self-play model, into shards,
 //! skipping the games a killed run already wrote.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
 use indicatif::ProgressBar;
-use kvarn_eval::solver::benchmark::{self, Part};
 use kvarn_game::ENCODING_VERSION;
 use kvarn_model::{Inference, InferencePath, Network};
-use kvarn_selfplay::exact::canonical_key;
+use kvarn_selfplay::exact;
 use kvarn_selfplay::{
     Backend, Endgame, ExactSampling, SampleSource, SelfPlayJob, SelfPlayStats, ShardHeader,
     read_shard, write_shard,
@@ -159,7 +158,7 @@ fn exact_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
         return Ok(());
     }
     let began = std::time::Instant::now();
-    let excluded = benchmark_keys(&config.rules)?;
+    let excluded = exact::benchmark_keys(&config.rules).map_err(RunError::Solver)?;
     let sampling = ExactSampling {
         rules: config.rules,
         starts: &config.selfplay.random_starts,
@@ -187,19 +186,4 @@ fn exact_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
         "exact samples written"
     );
     Ok(())
-}
-
-/// Canonical keys of the positions of the rules' committed benchmark sets, both parts.
-fn benchmark_keys(rules: &kvarn_game::Rules) -> Result<HashSet<u64>, RunError> {
-    let mut keys = HashSet::new();
-    for part in [Part::Tuning, Part::HeldOut] {
-        let Some(set) = benchmark::committed(rules, part) else {
-            continue;
-        };
-        for b in set.map_err(RunError::Solver)? {
-            let game = b.game(rules).map_err(RunError::Solver)?;
-            keys.insert(canonical_key(rules, game.position()));
-        }
-    }
-    Ok(keys)
 }
