@@ -122,6 +122,12 @@ pub enum ModelFileError {
         /// What is wrong.
         message: String,
     },
+    /// Models that cannot be averaged (none, or of other rules or architectures).
+    #[error("cannot average the models: {reason}")]
+    Average {
+        /// Why.
+        reason: String,
+    },
     /// The header names an impossible network.
     #[error("{path}: {message}")]
     Config {

@@ -9,6 +9,7 @@
 //! - [`device`]: choosing the CPU (`flex`, the default) or a GPU backend built in by feature.
 //! - [`bench`]: evaluations per second by batch size.
 
+pub mod average;
 pub mod bench;
 pub mod config;
 pub mod cpu;

@@ -15,6 +15,9 @@ pub enum ModelCommand {
     New(NewArgs),
     /// What a model file holds: rules, architecture, encoding, provenance, parameters.
     Info(InfoArgs),
+    /// One model whose parameters are the mean of several models' of one architecture
+    /// (a run's last generations, say: stochastic weight averaging).
+    Average(AverageArgs),
 }
 
 /// Arguments of `kvarn model new`.
@@ -38,6 +41,17 @@ pub struct InfoArgs {
     model: PathBuf,
 }
 
+/// Arguments of `kvarn model average`.
+#[derive(Args, Debug)]
+pub struct AverageArgs {
+    /// The models, each counted once.
+    #[arg(required = true, num_args = 1..)]
+    models: Vec<PathBuf>,
+    /// Where to write the mean (`.kvmodel`, or `.safetensors`).
+    #[arg(long)]
+    out: PathBuf,
+}
+
 /// Runs a model command.
 pub fn run(cmd: &ModelCommand) -> anyhow::Result<()> {
     match cmd {
@@ -57,6 +71,7 @@ pub fn run(cmd: &ModelCommand) -> anyhow::Result<()> {
             );
             Ok(())
         }
+        ModelCommand::Average(args) => average(args),
         ModelCommand::Info(args) => {
             let (network, header) = file::load(&args.model, &DeviceChoice::Cpu.device()?)?;
             outln!("{}", serde_json::to_string_pretty(&header)?);
@@ -64,4 +79,41 @@ pub fn run(cmd: &ModelCommand) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// `kvarn model average`: the mean model, its provenance the last model's run, generation
+/// and steps, with the models averaged named in its note.
+fn average(args: &AverageArgs) -> anyhow::Result<()> {
+    let device = DeviceChoice::Cpu.device()?;
+    let mut loaded = Vec::with_capacity(args.models.len());
+    for path in &args.models {
+        let model =
+            file::load(path, &device).with_context(|| format!("loading {}", path.display()))?;
+        loaded.push(model);
+    }
+    let names: Vec<String> = args
+        .models
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let last = &loaded[loaded.len() - 1].1.provenance;
+    let provenance = Provenance {
+        note: Some(format!(
+            "the mean of the parameters of {} models: {}",
+            names.len(),
+            names.join(", ")
+        )),
+        ..last.clone()
+    };
+    let networks: Vec<&Network> = loaded.iter().map(|(n, _)| n).collect();
+    let mean = kvarn_model::average::average(&networks, &provenance, &device)?;
+    file::save(&mean, &provenance, &args.out).with_context(|| "writing the averaged model")?;
+    outln!(
+        "{}: the mean of {} models, {} for {}",
+        args.out.display(),
+        names.len(),
+        mean.config().describe(),
+        mean.rules()
+    );
+    Ok(())
 }
