@@ -414,6 +414,52 @@ fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
             .any(|l| l.starts_with("from 4 Win critical") && l.ends_with("-0 W-D-L)")),
         "{out}"
     );
+    the_misses_are_a_benchmark_set(dir, d, &set);
+}
+
+/// `--misses`: a random player's missed critical positions, with its moves, make a set
+/// that the perfect player then scores perfectly on.
+fn the_misses_are_a_benchmark_set(dir: &std::path::Path, d: &str, set: &std::path::Path) {
+    let misses = dir.join("misses.jsonl");
+    let m = misses.to_str().unwrap();
+    let eval = |set: &str, agent: &str, misses: Option<&str>| {
+        let mut args = vec!["eval", "solver", "--set", set, "--agent", agent];
+        args.extend(misses.map(|m| ["--misses", m]).into_iter().flatten());
+        kvarn(&args)
+    };
+    let (ok, out, err) = eval(set.to_str().unwrap(), "random", Some(m));
+    assert!(ok, "{err}");
+    let written: usize = out
+        .lines()
+        .find_map(|l| l.strip_suffix(&format!(" missed critical positions written to {m}")))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(written > 0, "{out}");
+    let text = std::fs::read_to_string(&misses).unwrap();
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r.get("chose").is_some())
+        .collect();
+    assert_eq!(rows.len(), written);
+    for r in &rows {
+        let keep: Vec<&str> = r["preserving"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert!(!keep.contains(&r["chose"].as_str().unwrap()), "{r}");
+        assert_eq!(r["kept"], false);
+    }
+    let (ok, out, err) = eval(m, &format!("perfect:db={d}"), None);
+    assert!(ok, "{err}");
+    assert!(out.contains(&format!("on {written} positions")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("all") && l.contains("100.0%") && l.ends_with("0.0%")),
+        "{out}"
+    );
 }
 
 /// The solve test's last stage: a solve over a damaged database file fails loudly.

@@ -288,6 +288,11 @@ pub struct EvalSolverArgs {
     /// The databases of the perfect player (`kvarn solve`), for `--games-from`.
     #[arg(long)]
     db: Option<PathBuf>,
+    /// Write the critical positions whose value the agent threw away to this file, with
+    /// the move it chose and its estimate of the outcome: a benchmark set itself, so that
+    /// `--set FILE` scores another agent on them.
+    #[arg(long)]
+    misses: Option<PathBuf>,
 }
 
 /// The set `kvarn eval solver` scores on: the file given, or the committed one.
@@ -314,7 +319,12 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
     let factory = crate::agents::factory(&args.agent, &rules).context("reading --agent")?;
     let spec = factory.name();
     let mut agent = factory.build(rules, args.seed)?;
-    let scores = benchmark::score(&rules, &set, agent.as_mut())?;
+    let mut misses = Vec::new();
+    let scores = benchmark::score_each(&rules, &set, agent.as_mut(), |a| {
+        if a.position.critical() && !a.kept {
+            misses.push(a.clone());
+        }
+    })?;
     outln!("{spec} on {} positions of {rules}", set.len());
     outln!(
         "{:<10} {:>9} {:>15} {:>14} {:>8} {:>9} {:>17} {:>16} {:>9}",
@@ -349,6 +359,14 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
          positions where some move throws the value away; random: what uniformly random \
          moves keep, in expectation; blunders: moves that throw a win or a draw away"
     );
+    if let Some(path) = &args.misses {
+        benchmark::write_set(path, &rules, &misses)?;
+        outln!(
+            "{} missed critical positions written to {}",
+            misses.len(),
+            path.display()
+        );
+    }
     if let Some(db) = args.db.as_ref().filter(|_| args.games_from > 0) {
         games_from_positions(args, &rules, &set, factory.as_ref(), db)?;
     }

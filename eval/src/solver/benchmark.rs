@@ -332,11 +332,12 @@ pub fn committed(rules: &Rules, part: Part) -> Option<Result<Vec<BenchPosition>,
     Some(read)
 }
 
-/// Writes a benchmark set.
+/// Writes a benchmark set: of [`BenchPosition`]s, or of [`Answer`]s, which read back as
+/// the positions they answered (readers pass over the fields they do not know).
 ///
 /// # Errors
 /// [`EvalError::BenchmarkSet`] when the file cannot be written.
-pub fn write_set(path: &Path, rules: &Rules, set: &[BenchPosition]) -> Result<(), EvalError> {
+pub fn write_set<P: Serialize>(path: &Path, rules: &Rules, set: &[P]) -> Result<(), EvalError> {
     let header = BenchHeader {
         format: FORMAT.into(),
         version: VERSION,
@@ -483,20 +484,55 @@ pub fn score(
     set: &[BenchPosition],
     agent: &mut dyn Agent,
 ) -> Result<BTreeMap<Option<Phase>, PhaseScore>, EvalError> {
+    score_each(rules, set, agent, |_| {})
+}
+
+/// What an agent did on one benchmark position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Answer {
+    /// The position, its exact value and the moves that keep it.
+    #[serde(flatten)]
+    pub position: BenchPosition,
+    /// The move the agent chose.
+    pub chose: String,
+    /// Whether that move keeps the value.
+    pub kept: bool,
+    /// The agent's own estimate of the outcome, where it gives one.
+    pub estimate: Option<Outcome>,
+}
+
+/// [`score`], handing `seen` the agent's answer on each position as it comes (to list the
+/// positions it misses, say).
+///
+/// # Errors
+/// As [`score`].
+pub fn score_each(
+    rules: &Rules,
+    set: &[BenchPosition],
+    agent: &mut dyn Agent,
+    mut seen: impl FnMut(&Answer),
+) -> Result<BTreeMap<Option<Phase>, PhaseScore>, EvalError> {
     let mut out: BTreeMap<Option<Phase>, PhaseScore> = BTreeMap::new();
     for b in set {
         let game = b.game(rules)?;
         agent.new_game()?;
         let estimate = agent.outcome(&game)?;
-        let mv = agent.choose(&game)?.to_string();
+        let chose = agent.choose(&game)?.to_string();
         // The legal moves counted here, not trusted from the file.
-        let b = &BenchPosition {
+        let b = BenchPosition {
             legal: game.legal_moves().len() as u16,
             ..b.clone()
         };
-        let s = position_score(b, estimate, b.preserving.contains(&mv));
+        let kept = b.preserving.contains(&chose);
+        let s = position_score(&b, estimate, kept);
         out.entry(Some(b.phase)).or_default().add(&s);
         out.entry(None).or_default().add(&s);
+        seen(&Answer {
+            position: b,
+            chose,
+            kept,
+            estimate,
+        });
     }
     Ok(out)
 }
