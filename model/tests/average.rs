@@ -64,7 +64,10 @@ fn the_average_holds_the_mean_of_every_parameter() {
             for (i, v) in values.iter().enumerate() {
                 let xs: Vec<f32> = each.iter().map(|p| p[name][i]).collect();
                 let want = xs.iter().sum::<f32>() / 3.0;
-                assert!((v - want).abs() < 1e-6, "{config:?} {name}[{i}]: {v} != {want}");
+                assert!(
+                    (v - want).abs() < 1e-6,
+                    "{config:?} {name}[{i}]: {v} != {want}"
+                );
                 differ += usize::from(xs[0] != xs[1]);
             }
         }
