@@ -256,9 +256,8 @@ pub fn run<E: Evaluator + Clone + Send>(
             let (ctx, total, games, first_error) = (&ctx, &total, &games, &first_error);
             let excluded = &excluded;
             let mut evaluator = evaluator.clone();
-            let shared = Shared { job, ctx, excluded };
-            scope.spawn(
-                move || match worker(shared, &mut evaluator, t, threads, progress) {
+            scope.spawn(move || {
+                match worker(job, ctx, excluded, &mut evaluator, t, threads, progress) {
                     Ok((stats, played)) => {
                         total.lock().expect("stats").add(&stats);
                         games.lock().expect("games").extend(played);
@@ -266,8 +265,8 @@ pub fn run<E: Evaluator + Clone + Send>(
                     Err(e) => {
                         first_error.lock().expect("error").get_or_insert(e);
                     }
-                },
-            );
+                }
+            });
         }
     });
     if let Some(e) = first_error.into_inner().expect("error") {
@@ -321,23 +320,16 @@ struct Worker<'a, E> {
     step: u64,
 }
 
-/// What every thread of a run reads.
-#[derive(Clone, Copy)]
-struct Shared<'a> {
-    job: &'a SelfPlayJob,
-    ctx: &'a SearchContext,
-    excluded: &'a HashSet<u64>,
-}
-
 fn worker<E: Evaluator>(
-    shared: Shared<'_>,
+    job: &SelfPlayJob,
+    ctx: &SearchContext,
+    excluded: &HashSet<u64>,
     evaluator: &mut E,
     thread: usize,
     threads: usize,
     progress: Option<&ProgressBar>,
 ) -> Result<(SelfPlayStats, Vec<PlayedGame>), SelfPlayError> {
     let began = Instant::now();
-    let Shared { job, ctx, excluded } = shared;
     let slots = job.selfplay.games_per_thread;
     let mut w = Worker {
         job,
