@@ -128,6 +128,12 @@ pub enum ModelFileError {
         /// Why.
         reason: String,
     },
+    /// A network that cannot be widened as asked (not an MLP, or not wider).
+    #[error("cannot widen the model: {reason}")]
+    Widen {
+        /// Why.
+        reason: String,
+    },
     /// The header names an impossible network.
     #[error("{path}: {message}")]
     Config {

@@ -20,6 +20,7 @@ pub mod graph;
 pub mod inference;
 pub mod mlp;
 pub mod network;
+pub mod widen;
 
 pub use config::{Dims, NetConfig};
 pub use device::DeviceChoice;

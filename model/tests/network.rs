@@ -1,9 +1,10 @@
 //! The networks: shapes and masks, the CPU inference path against burn, model files and
-//! weight averaging.
+//! weight averaging and widening.
 
 use burn::tensor::Device;
 use kvarn_game::{ActionSpace, Game, Rules, Variant, encoding};
 use kvarn_model::average::average;
+use kvarn_model::widen::widen;
 use kvarn_model::{Inference, InferencePath, NetConfig, Network, Provenance, file};
 use rand::{RngExt, SeedableRng};
 
@@ -423,5 +424,67 @@ fn models_of_other_architectures_or_rules_or_none_are_refused() {
     ] {
         let e = average(&models, &p, &device).unwrap_err().to_string();
         assert!(e.contains("cannot average") && e.contains(says), "{e}");
+    }
+}
+
+#[test]
+fn a_widened_network_computes_what_it_was_widened_from() {
+    let rules = Rules::new(Variant::Nine);
+    let device = Device::flex();
+    device.seed(3);
+    let narrow = Network::new(rules, configs()[0].clone(), &device).unwrap();
+    let wide = widen(&narrow, 48, &device).unwrap();
+    assert_eq!(
+        wide.config(),
+        &NetConfig::Mlp {
+            hidden: 48,
+            blocks: 2
+        }
+    );
+    assert!(wide.parameter_count() > narrow.parameter_count());
+    let (feats, mask) = positions(&rules, 50, 4);
+    let (a, b) = (
+        narrow.evaluate(&feats, Some(&mask), 50),
+        wide.evaluate(&feats, Some(&mask), 50),
+    );
+    for (x, y) in a
+        .policy_logits
+        .iter()
+        .zip(&b.policy_logits)
+        .chain(a.wdl.iter().zip(&b.wdl))
+    {
+        assert!(x == y || (x - y).abs() < 1e-5, "{x} vs {y}");
+    }
+    // The new units are live: their incoming stem weights were drawn, not zeroed.
+    let params = parameters(&wide);
+    let (_, stem) = params
+        .iter()
+        .find(|(name, _)| name.ends_with("stem.weight"))
+        .expect("the stem's weights");
+    let new_columns = stem
+        .chunks_exact(48)
+        .flat_map(|row| &row[32..])
+        .filter(|w| **w != 0.0)
+        .count();
+    assert!(
+        new_columns > 100,
+        "{new_columns} new stem weights are non-zero"
+    );
+}
+
+#[test]
+fn only_an_mlp_widens_and_only_wider() {
+    let device = Device::flex();
+    let six = Rules::new(Variant::Six);
+    let configs = configs();
+    let mlp = Network::new(six, configs[0].clone(), &device).unwrap();
+    let graph = Network::new(six, configs[1].clone(), &device).unwrap();
+    for (net, hidden, says) in [
+        (&graph, 64, "only the MLP"),
+        (&mlp, 32, "already has 32 units"),
+        (&mlp, 8, "already has 32 units"),
+    ] {
+        let e = widen(net, hidden, &device).unwrap_err().to_string();
+        assert!(e.contains("cannot widen") && e.contains(says), "{e}");
     }
 }

@@ -18,6 +18,9 @@ pub enum ModelCommand {
     /// One model whose parameters are the mean of several models' of one architecture
     /// (a run's last generations, say: stochastic weight averaging).
     Average(AverageArgs),
+    /// The same model with more units in each layer (an MLP), its outputs unchanged: a
+    /// larger network that goes on training from a trained one (`kvarn train --init`).
+    Widen(WidenArgs),
 }
 
 /// Arguments of `kvarn model new`.
@@ -52,6 +55,22 @@ pub struct AverageArgs {
     out: PathBuf,
 }
 
+/// Arguments of `kvarn model widen`.
+#[derive(Args, Debug)]
+pub struct WidenArgs {
+    /// The model to widen.
+    model: PathBuf,
+    /// Units in each layer of the widened model (above the model's).
+    #[arg(long)]
+    hidden: usize,
+    /// Where to write it (`.kvmodel`, or `.safetensors`).
+    #[arg(long)]
+    out: PathBuf,
+    /// Seed of the new units' incoming weights.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
 /// Runs a model command.
 pub fn run(cmd: &ModelCommand) -> anyhow::Result<()> {
     match cmd {
@@ -72,6 +91,7 @@ pub fn run(cmd: &ModelCommand) -> anyhow::Result<()> {
             Ok(())
         }
         ModelCommand::Average(args) => average(args),
+        ModelCommand::Widen(args) => widen(args),
         ModelCommand::Info(args) => {
             let (network, header) = file::load(&args.model, &DeviceChoice::Cpu.device()?)?;
             outln!("{}", serde_json::to_string_pretty(&header)?);
@@ -114,6 +134,35 @@ fn average(args: &AverageArgs) -> anyhow::Result<()> {
         names.len(),
         mean.config().describe(),
         mean.rules()
+    );
+    Ok(())
+}
+
+/// `kvarn model widen`: the widened model, with the original's provenance and a note
+/// saying what it was widened from.
+fn widen(args: &WidenArgs) -> anyhow::Result<()> {
+    let device = DeviceChoice::Cpu.device()?;
+    let (network, header) = file::load(&args.model, &device)
+        .with_context(|| format!("loading {}", args.model.display()))?;
+    device.seed(args.seed);
+    let wide = kvarn_model::widen::widen(&network, args.hidden, &device)?;
+    let provenance = Provenance {
+        note: Some(format!(
+            "{} widened from {} ({})",
+            wide.config().describe(),
+            args.model.display(),
+            network.config().describe()
+        )),
+        ..header.provenance
+    };
+    file::save(&wide, &provenance, &args.out).with_context(|| "writing the widened model")?;
+    outln!(
+        "{}: {} for {}, {} parameters (from {})",
+        args.out.display(),
+        wide.config().describe(),
+        wide.rules(),
+        wide.parameter_count(),
+        network.parameter_count()
     );
     Ok(())
 }
