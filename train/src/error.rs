@@ -114,6 +114,14 @@ pub enum RunError {
         /// What failed.
         source: EvalError,
     },
+    /// The model a new run was to start from is not the configuration's network.
+    #[error("{}: {reason}", path.display())]
+    InitialModel {
+        /// The model file.
+        path: PathBuf,
+        /// How it differs.
+        reason: String,
+    },
     /// The summary or the plot could not be made.
     #[error("{}: {reason}", path.display())]
     Report {

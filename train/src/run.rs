@@ -40,17 +40,26 @@ use crate::trainer::Trainer;
 /// model, the configuration and an empty manifest. The run is made in a temporary folder
 /// beside `dir` and renamed into place, so that a start killed half-way leaves no partial
 /// run behind. Databases the configuration names and will not build are checked before
-/// anything is written.
+/// anything is written. With `initial`, the run starts from that model's weights (a
+/// trained or widened model) rather than fresh ones, with a fresh optimiser.
 ///
 /// # Errors
-/// The folder holds a run or other files, the databases cannot be opened, or the folder
-/// cannot be written.
-pub fn start(config: &RunConfig, config_text: &str, dir: &RunDir) -> Result<(), RunError> {
+/// The folder holds a run or other files, the initial model is not of the configuration's
+/// rules and network, the databases cannot be opened, or the folder cannot be written.
+pub fn start(
+    config: &RunConfig,
+    config_text: &str,
+    dir: &RunDir,
+    initial: Option<&InitialModel>,
+) -> Result<(), RunError> {
     if dir.holds_run() {
         return Err(RunError::AlreadyARun(dir.root().to_path_buf()));
     }
     if std::fs::read_dir(dir.root()).is_ok_and(|mut d| d.next().is_some()) {
         return Err(RunError::NotEmpty(dir.root().to_path_buf()));
+    }
+    if let Some(initial) = initial {
+        initial.check(config)?;
     }
     if let (Some(db), false) = (&config.solver.db, config.solver.build_if_missing) {
         Databases::open(db, config.rules).map_err(RunError::Solver)?;
@@ -58,7 +67,7 @@ pub fn start(config: &RunConfig, config_text: &str, dir: &RunDir) -> Result<(), 
     let staging = dir.staging();
     let _ = std::fs::remove_dir_all(staging.root());
     std::fs::create_dir_all(staging.root()).map_err(|e| RunError::io(staging.root(), e))?;
-    let made = write_new_run(config, config_text, &staging, dir);
+    let made = write_new_run(config, config_text, initial, &staging, dir);
     let moved = made.and_then(|()| {
         std::fs::rename(staging.root(), dir.root()).map_err(|e| RunError::io(dir.root(), e))
     });
@@ -72,21 +81,55 @@ pub fn start(config: &RunConfig, config_text: &str, dir: &RunDir) -> Result<(), 
 fn write_new_run(
     config: &RunConfig,
     config_text: &str,
+    initial: Option<&InitialModel>,
     staging: &RunDir,
     dir: &RunDir,
 ) -> Result<(), RunError> {
-    let device = config.device.device()?;
-    device.seed(config.seed);
-    let network = Network::new(config.rules, config.network.clone(), &device)?;
-    let provenance = Provenance {
-        note: Some("initial weights".into()),
+    let provenance = |note: String| Provenance {
+        note: Some(note),
         ..training::provenance(dir, 0, 0)
     };
-    file::save(&network, &provenance, &staging.model(0))?;
+    let path = staging.model(0);
+    if let Some(initial) = initial {
+        let note = format!("initial weights: {}", initial.path.display());
+        file::save(initial.network, &provenance(note), &path)?;
+    } else {
+        let device = config.device.device()?;
+        device.seed(config.seed);
+        let network = Network::new(config.rules, config.network.clone(), &device)?;
+        file::save(&network, &provenance("initial weights".into()), &path)?;
+    }
     let cfg_path = staging.config();
     write_atomically(&cfg_path, config_text.as_bytes()).map_err(|e| RunError::io(&cfg_path, e))?;
     let here = std::env::current_dir().map_err(|e| RunError::io(Path::new("."), e))?;
     Manifest::new(here, crc32fast::hash(config_text.as_bytes())).write(staging)
+}
+
+/// A model a new run starts from in place of fresh weights.
+pub struct InitialModel<'a> {
+    /// Its file, named in generation 0's provenance.
+    pub path: &'a Path,
+    /// The network.
+    pub network: &'a Network,
+}
+
+impl InitialModel<'_> {
+    /// Refuses a model of other rules or another network than `config`'s.
+    fn check(&self, config: &RunConfig) -> Result<(), RunError> {
+        let (rules, net) = (self.network.rules(), self.network.config());
+        if *rules == config.rules && *net == config.network {
+            return Ok(());
+        }
+        Err(RunError::InitialModel {
+            path: self.path.to_path_buf(),
+            reason: format!(
+                "the model is {} for {rules}, the configuration's network is {} for {}",
+                net.describe(),
+                config.network.describe(),
+                config.rules
+            ),
+        })
+    }
 }
 
 /// How [`run`] goes on.

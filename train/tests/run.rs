@@ -237,7 +237,7 @@ fn a_run_with_databases_scores_on_the_solver_promotes_by_score_and_writes_its_su
 
 /// Starts a run of `cfg` in `d`, with its configuration file written from it.
 fn begin(cfg: &RunConfig, d: &RunDir) -> Result<(), kvarn_train::RunError> {
-    start(cfg, &toml::to_string(cfg).unwrap(), d)
+    start(cfg, &toml::to_string(cfg).unwrap(), d, None)
 }
 
 fn gens(generations: u32) -> RunOptions {

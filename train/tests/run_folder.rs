@@ -4,7 +4,7 @@
 use kvarn_game::{Rules, Variant};
 use kvarn_model::NetConfig;
 use kvarn_selfplay::{SearchConfig, SelfPlayConfig};
-use kvarn_train::run::{RunOptions, run, start};
+use kvarn_train::run::{InitialModel, RunOptions, run, start};
 use kvarn_train::{LoopConfig, Manifest, RunConfig, RunDir, RunError, SolverConfig, TrainConfig};
 
 fn config(generations: u32) -> RunConfig {
@@ -47,7 +47,7 @@ fn config(generations: u32) -> RunConfig {
 
 /// Starts a run of `cfg` in `d`, with its configuration file written from it.
 fn begin(cfg: &RunConfig, d: &RunDir) -> Result<(), RunError> {
-    start(cfg, &toml::to_string(cfg).unwrap(), d)
+    start(cfg, &toml::to_string(cfg).unwrap(), d, None)
 }
 
 fn gens(generations: u32) -> RunOptions {
@@ -85,6 +85,60 @@ fn a_new_run_is_refused_in_a_folder_with_an_old_runs_files() {
     let e = begin(&config(2), &dir).unwrap_err();
     assert!(matches!(e, RunError::NotEmpty(_)), "{e}");
     assert!(dir.model(1).exists(), "the old run's files are left alone");
+}
+
+#[test]
+fn a_run_starts_from_a_given_model_of_its_network_and_refuses_another() {
+    let cfg = config(1);
+    let device = kvarn_model::DeviceChoice::Cpu.device().unwrap();
+    device.seed(99);
+    let trained = kvarn_model::Network::new(cfg.rules, cfg.network.clone(), &device).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("given.kvmodel");
+    let initial = InitialModel {
+        path: &path,
+        network: &trained,
+    };
+    let text = toml::to_string(&cfg).unwrap();
+    let dir = RunDir::new(tmp.path().join("run"));
+    start(&cfg, &text, &dir, Some(&initial)).unwrap();
+    let (gen0, header) = kvarn_model::file::load(&dir.model(0), &device).unwrap();
+    // The same weights give the same outputs, to the bit, on any input.
+    let input: Vec<f32> = (0..3 * gen0.dims().input)
+        .map(|i| ((i * 7) % 5) as f32 * 0.5)
+        .collect();
+    let outputs = |n: &kvarn_model::Network| n.evaluate(&input, None, 3);
+    assert!(
+        outputs(&gen0) == outputs(&trained),
+        "generation 0 is the given model"
+    );
+    let note = header.provenance.note.unwrap();
+    assert!(note.contains("given.kvmodel"), "{note}");
+    assert_eq!(
+        run(&dir, &gens(1), None, |_, _| {})
+            .unwrap()
+            .generations_done(),
+        1
+    );
+
+    let other = kvarn_model::Network::new(
+        cfg.rules,
+        NetConfig::Mlp {
+            hidden: 24,
+            blocks: 1,
+        },
+        &device,
+    )
+    .unwrap();
+    let initial = InitialModel {
+        path: &path,
+        network: &other,
+    };
+    let fresh = RunDir::new(tmp.path().join("other"));
+    let e = start(&cfg, &text, &fresh, Some(&initial)).unwrap_err();
+    assert!(matches!(e, RunError::InitialModel { .. }), "{e}");
+    assert!(e.to_string().contains("mlp 2x24"), "{e}");
+    assert!(!fresh.root().exists(), "nothing is written");
 }
 
 #[test]

@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::{ArgGroup, Args};
 use indicatif::{ProgressBar, ProgressStyle};
+use kvarn_model::file;
 use kvarn_train::report::terminal_line;
-use kvarn_train::run::RunOptions;
+use kvarn_train::run::{InitialModel, RunOptions};
 use kvarn_train::{Manifest, RunConfig, RunDir, run};
 
 /// Arguments of `kvarn train`.
@@ -28,6 +29,11 @@ pub struct TrainArgs {
     /// runs nothing and records nothing.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     settings: Vec<String>,
+    /// Start the new run from this model's weights (a trained model, or one made wider by
+    /// `kvarn model widen`) rather than fresh ones; it must have the configuration's rules
+    /// and network.
+    #[arg(long, requires = "config")]
+    init: Option<PathBuf>,
     /// Resume the run in this folder, with the configuration it started with and the
     /// settings changed on earlier resumes; an edited config.toml is refused.
     #[arg(long)]
@@ -53,7 +59,19 @@ fn start(args: &TrainArgs, path: &Path) -> anyhow::Result<RunDir> {
         let name = path.file_stem().map_or("run".into(), |s| s.to_os_string());
         PathBuf::from("runs").join(name)
     }));
-    run::start(&config, &text, &dir)?;
+    let initial = match &args.init {
+        Some(path) => {
+            let device = config.device.device()?;
+            let (network, _) = file::load(path, &device)
+                .with_context(|| format!("loading the initial model {}", path.display()))?;
+            Some((path, network))
+        }
+        None => None,
+    };
+    let initial = initial
+        .as_ref()
+        .map(|(path, network)| InitialModel { path, network });
+    run::start(&config, &text, &dir, initial.as_ref())?;
     tracing::info!(folder = %dir.root().display(), rules = %config.rules, "run started");
     Ok(dir)
 }
