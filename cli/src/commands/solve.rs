@@ -8,9 +8,11 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_eval::agent::{AgentFactory, AgentSpec, Outcome};
 use kvarn_eval::matches::{MatchConfig, run_from_positions};
+use kvarn_eval::solver::benchmark::BenchPosition;
 use kvarn_eval::solver::db::{self, Databases};
 use kvarn_eval::solver::{Solver, Subspace, Value, benchmark, plan_for};
 use kvarn_game::{Position, Rules, SYMMETRY_COUNT, Variant};
+use kvarn_selfplay::exact;
 
 use crate::rules_args::RulesArgs;
 
@@ -229,6 +231,15 @@ pub struct BenchSetArgs {
     /// into this file.
     #[arg(long)]
     heldout: Option<PathBuf>,
+    /// Leave out the positions of the rules' committed sets (both halves), their
+    /// symmetric images and colour-swapped twins: a further set to choose settings on,
+    /// independent of the committed held-out half that reports the result.
+    #[arg(long)]
+    beside_committed: bool,
+    /// Keep only critical positions (where some legal move throws the value away), the
+    /// ones critical value-keeping is scored on.
+    #[arg(long)]
+    critical: bool,
 }
 
 /// Runs `kvarn bench-set`.
@@ -237,6 +248,25 @@ pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.n > 0, "--n must be at least 1");
     let solver = Databases::open(&args.db, rules)?.load(None)?;
     let mut set = benchmark::sample(&solver, args.n, args.seed);
+    let drawn = set.len();
+    if args.beside_committed {
+        let committed = exact::benchmark_keys(&rules)?;
+        let mut kept = Vec::with_capacity(drawn);
+        for b in set {
+            let key = exact::canonical_key(&rules, b.game(&rules)?.position());
+            if !committed.contains(&key) {
+                kept.push(b);
+            }
+        }
+        set = kept;
+        outln!(
+            "{} of {drawn} positions are the committed sets'",
+            drawn - set.len()
+        );
+    }
+    if args.critical {
+        set.retain(BenchPosition::critical);
+    }
     if let Some(path) = &args.heldout {
         let (tuning, held_out) = benchmark::split(&set);
         benchmark::write_set(path, &rules, &held_out)?;
