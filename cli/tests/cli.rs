@@ -415,6 +415,62 @@ fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
         "{out}"
     );
     the_misses_are_a_benchmark_set(dir, d, &set);
+    a_further_set_is_critical_and_beside_the_committed(dir, d);
+}
+
+/// `--critical --beside-committed`: only critical positions, none of the committed sets'.
+fn a_further_set_is_critical_and_beside_the_committed(dir: &std::path::Path, d: &str) {
+    let set = dir.join("further.jsonl");
+    let (ok, out, err) = kvarn(&[
+        "bench-set",
+        "--variant",
+        "nine",
+        "--flying",
+        "off",
+        "--db",
+        d,
+        "--n",
+        "300",
+        "--seed",
+        "4",
+        "--critical",
+        "--beside-committed",
+        "--out",
+        set.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains(" of 300 positions are the committed sets'"),
+        "{out}"
+    );
+    let committed: std::collections::HashSet<String> = ["heldout", "tuning"]
+        .iter()
+        .flat_map(|part| {
+            let path = format!(
+                "{}/../eval/benchmarks/nine-nofly-endgame-{part}.jsonl",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let text = std::fs::read_to_string(path).unwrap();
+            text.lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .filter_map(|v| v["position"].as_str().map(String::from))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(committed.len() > 500);
+    let text = std::fs::read_to_string(&set).unwrap();
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|v: &serde_json::Value| v.get("position").is_some())
+        .collect();
+    assert!(rows.len() > 20 && rows.len() < 300, "{} rows", rows.len());
+    for r in &rows {
+        let keeping = r["preserving"].as_array().unwrap().len() as u64;
+        assert!(keeping < r["legal"].as_u64().unwrap(), "not critical: {r}");
+        assert_ne!(r["value"], "loss", "{r}");
+        assert!(!committed.contains(r["position"].as_str().unwrap()), "{r}");
+    }
 }
 
 /// `--misses`: a random player's missed critical positions, with its moves, make a set
