@@ -10,6 +10,7 @@
 //! network has not been shown.
 
 use std::collections::HashSet;
+use std::path::Path;
 
 use kvarn_eval::EvalError;
 use kvarn_eval::solver::Value;
@@ -19,7 +20,7 @@ use kvarn_game::{ActionSpace, Game, Position, Rules};
 use crate::config::EndgameUse;
 use crate::endgame::Endgame;
 use crate::selfplay::{SelfPlayError, drawn, game_rng};
-use crate::shard::Sample;
+use crate::shard::{Sample, ShardError, read_shard};
 use crate::starts::RandomStarts;
 
 /// Seed stream of the choice between a decisive and any certain position.
@@ -76,6 +77,41 @@ pub fn benchmark_keys(rules: &Rules) -> Result<HashSet<u64>, EvalError> {
         }
     }
     Ok(keys)
+}
+
+/// Canonical keys of every position that the self-play shards under `dir` (searched
+/// through its sub-folders, e.g. a run folder) hold, games and exact samples alike: the
+/// positions a model of that run was trained on, to leave out of a set that judges it.
+///
+/// # Errors
+/// A folder cannot be read, a shard is damaged, or holds positions of other rules.
+pub fn shard_keys(rules: &Rules, dir: &Path) -> Result<HashSet<u64>, ShardError> {
+    let mut keys = HashSet::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder).map_err(|e| invalid(&folder, e.to_string()))?;
+        for entry in entries {
+            let path = entry.map_err(|e| invalid(&folder, e.to_string()))?.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|x| x == "kvsp") {
+                let (header, samples) = read_shard(&path)?;
+                if header.rules != *rules {
+                    let why = format!("holds games of {}, not {rules}", header.rules);
+                    return Err(invalid(&path, why));
+                }
+                keys.extend(samples.iter().map(|s| canonical_key(rules, &s.position)));
+            }
+        }
+    }
+    Ok(keys)
+}
+
+fn invalid(path: &Path, reason: String) -> ShardError {
+    ShardError::Invalid {
+        path: path.display().to_string(),
+        reason,
+    }
 }
 
 impl ExactSampling<'_> {

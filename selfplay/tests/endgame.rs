@@ -635,3 +635,77 @@ fn random_starts_are_never_committed_benchmark_positions() {
         );
     }
 }
+
+/// A shard of `positions` (one game, uniform policies) at `path`.
+fn write_positions(path: &std::path::Path, rules: Rules, positions: &[kvarn_game::Position]) {
+    use kvarn_selfplay::shard::GameSummary;
+    let space = ActionSpace::new(&rules);
+    let samples: Vec<kvarn_selfplay::Sample> = positions
+        .iter()
+        .map(|p| {
+            let legal = Game::from_position(rules, *p).unwrap().legal_moves();
+            let share = 1.0 / legal.len() as f32;
+            kvarn_selfplay::Sample {
+                position: *p,
+                occurrences: 1,
+                full_search: true,
+                result: 0,
+                search_wdl: [0.0, 1.0, 0.0],
+                policy: legal
+                    .iter()
+                    .map(|&m| (space.index(m) as u16, share))
+                    .collect(),
+            }
+        })
+        .collect();
+    let header = kvarn_selfplay::ShardHeader {
+        encoding_version: kvarn_game::ENCODING_VERSION,
+        rules,
+        games: 1,
+        samples: samples.len() as u64,
+        game_list: vec![GameSummary {
+            index: 0,
+            result: 0,
+            plies: samples.len() as u32,
+            samples: samples.len() as u32,
+        }],
+        model: "m.kvmodel".into(),
+        source: Default::default(),
+    };
+    kvarn_selfplay::write_shard(path, &header, &samples).unwrap();
+}
+
+#[test]
+fn shard_keys_are_the_positions_of_every_shard_under_a_folder() {
+    use kvarn_selfplay::exact::shard_keys;
+    let rules = Rules::new(Variant::Five);
+    let dir = tempfile::tempdir().unwrap();
+    let nested = dir.path().join("shards").join("gen-0001");
+    std::fs::create_dir_all(&nested).unwrap();
+    let mut game = Game::new(rules);
+    let mut positions = Vec::new();
+    while positions.len() < 30 && !game.status().is_over() {
+        positions.push(*game.position());
+        let legal = game.legal_moves();
+        game.play_unchecked(legal[positions.len() * 7 % legal.len()]);
+    }
+    write_positions(&nested.join("a.kvsp"), rules, &positions[..15]);
+    write_positions(&dir.path().join("b.kvsp"), rules, &positions[15..]);
+    std::fs::write(dir.path().join("summary.md"), "not a shard").unwrap();
+    let keys = shard_keys(&rules, dir.path()).unwrap();
+    assert!(!keys.is_empty() && keys.len() <= positions.len());
+    for p in &positions {
+        // Any image of a position the shards hold is known by its key.
+        assert!(keys.contains(&canonical_key(&rules, &p.transformed(&rules, 5))));
+    }
+    // A folder with a shard of other rules is refused, naming the shard.
+    let six = Rules::new(Variant::Six);
+    let other = tempfile::tempdir().unwrap();
+    write_positions(
+        &other.path().join("c.kvsp"),
+        six,
+        &[*Game::new(six).position()],
+    );
+    let e = shard_keys(&rules, other.path()).unwrap_err().to_string();
+    assert!(e.contains("c.kvsp") && e.contains("Six"), "{e}");
+}

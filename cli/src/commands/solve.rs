@@ -236,6 +236,11 @@ pub struct BenchSetArgs {
     /// independent of the committed held-out half that reports the result.
     #[arg(long)]
     beside_committed: bool,
+    /// Leave out the positions that the self-play shards under this folder hold (a run
+    /// folder: its games and exact samples, with their images and twins), so that the
+    /// run's models are judged on positions they were never trained on; repeatable.
+    #[arg(long, value_name = "DIR")]
+    unseen_in: Vec<PathBuf>,
     /// Keep only critical positions (where some legal move throws the value away), the
     /// ones critical value-keeping is scored on.
     #[arg(long)]
@@ -248,21 +253,13 @@ pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.n > 0, "--n must be at least 1");
     let solver = Databases::open(&args.db, rules)?.load(None)?;
     let mut set = benchmark::sample(&solver, args.n, args.seed);
-    let drawn = set.len();
     if args.beside_committed {
         let committed = exact::benchmark_keys(&rules)?;
-        let mut kept = Vec::with_capacity(drawn);
-        for b in set {
-            let key = exact::canonical_key(&rules, b.game(&rules)?.position());
-            if !committed.contains(&key) {
-                kept.push(b);
-            }
-        }
-        set = kept;
-        outln!(
-            "{} of {drawn} positions are the committed sets'",
-            drawn - set.len()
-        );
+        set = leave_out(set, &rules, &committed, "the committed sets'")?;
+    }
+    for dir in &args.unseen_in {
+        let seen = exact::shard_keys(&rules, dir)?;
+        set = leave_out(set, &rules, &seen, &format!("in {}", dir.display()))?;
     }
     if args.critical {
         set.retain(BenchPosition::critical);
@@ -289,6 +286,25 @@ pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
         outln!("  {k}: {n}");
     }
     Ok(())
+}
+
+/// `set` without the positions whose canonical keys (see [`exact::canonical_key`]) are in
+/// `keys`, saying how many were `whose`.
+fn leave_out(
+    set: Vec<BenchPosition>,
+    rules: &Rules,
+    keys: &std::collections::HashSet<u64>,
+    whose: &str,
+) -> anyhow::Result<Vec<BenchPosition>> {
+    let before = set.len();
+    let mut kept = Vec::with_capacity(before);
+    for b in set {
+        if !keys.contains(&exact::canonical_key(rules, b.game(rules)?.position())) {
+            kept.push(b);
+        }
+    }
+    outln!("{} of {before} positions are {whose}", before - kept.len());
+    Ok(kept)
 }
 
 /// Arguments of `kvarn eval solver`.
