@@ -9,14 +9,19 @@
 #            from the end); a warm restart of the learning rate (0.0007), decaying on a
 #            cosine from step 90,000 over 30,000 steps to 15%.
 #
+#   201-230  the same, but the decisive share may end at any distance from the end
+#            (decisive_min_turns 1: the 3 v 4 flying draws it misjudged are lost by one
+#            move in 4 turns); a warm restart at 0.0004, cosine from step 120,000 over
+#            18,000 steps to 15%.
+#
 #   scripts/train-nine.sh [RUN]        (default RUN: runs/nine)
 #
 # Run it again after a stop: each stage goes on where it stopped, and settings already
 # recorded are not recorded twice. The committed runs/nine is generation 150 without its
 # self-play games, so the stage goes on from it with the replay window starting from what
-# exists (--inexact, recorded in the manifest). The shipped run took 91 minutes on 2 cores:
+# exists (--inexact, recorded in the manifest). The shipped run took 119 minutes on 2 cores:
 # 47 for the 150 generations of configs/nine.toml on the fast machine of
-# docs/results/speed.md, 44 for the stage on one about 4 times slower.
+# docs/results/speed.md, 44 and 28 for the two stages on one about 4 times slower.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=${1:-runs/nine}
@@ -45,3 +50,7 @@ stage 200 \
     --set train.learning_rate=0.0007 \
     --set 'train.schedule={kind="cosine", steps=30000, min_fraction=0.15, start=90000}' \
     --set loop.evaluate_every=5
+stage 230 \
+    --set selfplay.endgame.decisive_min_turns=1 \
+    --set train.learning_rate=0.0004 \
+    --set 'train.schedule={kind="cosine", steps=18000, min_fraction=0.15, start=120000}'
