@@ -366,12 +366,10 @@ fn probe_reads_the_databases(d: &str) {
     assert!(err.contains("do not cover"), "{err}");
 }
 
-/// The solve test's third stage: a benchmark set drawn from the databases in `d`, which
-/// the perfect player scores perfectly.
-fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
-    // A benchmark set from the databases, and the perfect player's perfect score on it.
-    let set = dir.join("set.jsonl");
-    let (ok, out, err) = kvarn(&[
+/// `kvarn bench-set` of `n` positions of Nine without flying from the databases in `d`,
+/// with `extra` arguments, into `out`.
+fn bench_set(d: &str, n: &str, extra: &[&str], out: &std::path::Path) -> (bool, String, String) {
+    let mut args = vec![
         "bench-set",
         "--variant",
         "nine",
@@ -379,11 +377,18 @@ fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
         "off",
         "--db",
         d,
-        "--n",
-        "60",
-        "--out",
-        set.to_str().unwrap(),
-    ]);
+    ];
+    args.extend(["--n", n, "--out", out.to_str().unwrap()]);
+    args.extend(extra);
+    kvarn(&args)
+}
+
+/// The solve test's third stage: a benchmark set drawn from the databases in `d`, which
+/// the perfect player scores perfectly.
+fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
+    // A benchmark set from the databases, and the perfect player's perfect score on it.
+    let set = dir.join("set.jsonl");
+    let (ok, out, err) = bench_set(d, "60", &[], &set);
     assert!(ok, "{err}");
     assert!(out.contains("60 positions written"), "{out}");
     let (ok, out, err) = kvarn(&[
@@ -421,23 +426,8 @@ fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
 /// `--critical --beside-committed`: only critical positions, none of the committed sets'.
 fn a_further_set_is_critical_and_beside_the_committed(dir: &std::path::Path, d: &str) {
     let set = dir.join("further.jsonl");
-    let (ok, out, err) = kvarn(&[
-        "bench-set",
-        "--variant",
-        "nine",
-        "--flying",
-        "off",
-        "--db",
-        d,
-        "--n",
-        "300",
-        "--seed",
-        "4",
-        "--critical",
-        "--beside-committed",
-        "--out",
-        set.to_str().unwrap(),
-    ]);
+    let extra = ["--seed", "4", "--critical", "--beside-committed"];
+    let (ok, out, err) = bench_set(d, "300", &extra, &set);
     assert!(ok, "{err}");
     assert!(
         out.contains(" of 300 positions are the committed sets'"),
