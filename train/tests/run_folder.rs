@@ -442,3 +442,21 @@ fn a_version_3_manifest_gets_its_checksum_even_with_nothing_to_run() {
     );
     assert!(dir.summary_markdown().exists(), "the report is rewritten");
 }
+
+#[test]
+fn the_committed_nine_run_holds_what_a_resume_needs() {
+    // A fresh clone resumes runs/nine (`kvarn train --resume runs/nine --inexact`): its
+    // manifest, configuration, checkpoint and the model that plays the next self-play.
+    let dir = RunDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../runs/nine"));
+    let manifest = Manifest::read(&dir).unwrap();
+    assert!(dir.config().is_file() && dir.checkpoint().is_file());
+    let selfplay = dir.model(manifest.selfplay_model());
+    let device = kvarn_model::DeviceChoice::Cpu.device().unwrap();
+    let (network, header) = kvarn_model::file::load(&selfplay, &device)
+        .unwrap_or_else(|e| panic!("{}: {e}", selfplay.display()));
+    assert_eq!(
+        header.provenance.generation,
+        Some(manifest.generations_done())
+    );
+    assert_eq!(network.rules().variant(), kvarn_game::Variant::Nine);
+}
