@@ -26,13 +26,7 @@ impl Dense {
     }
 
     fn from_burn(layer: &burn::nn::Linear) -> Dense {
-        let w = layer.weight.val();
-        let [rows, cols] = w.dims();
-        let w: Vec<f32> = w.into_data().try_to_vec::<f32>().expect("f32 weights");
-        let b = match &layer.bias {
-            Some(b) => b.val().into_data().try_to_vec::<f32>().expect("f32 bias"),
-            None => vec![0.0; cols],
-        };
+        let (w, [rows, cols], b) = crate::export::linear_parts(layer);
         Dense {
             w: Array2::from_shape_vec((rows, cols), w).expect("weight shape"),
             b,
