@@ -89,29 +89,25 @@ pub fn shard_keys(rules: &Rules, dir: &Path) -> Result<HashSet<u64>, ShardError>
     let mut keys = HashSet::new();
     let mut folders = vec![dir.to_path_buf()];
     while let Some(folder) = folders.pop() {
-        let entries = std::fs::read_dir(&folder).map_err(|e| invalid(&folder, e.to_string()))?;
+        let entries =
+            std::fs::read_dir(&folder).map_err(|e| ShardError::invalid(&folder, e.to_string()))?;
         for entry in entries {
-            let path = entry.map_err(|e| invalid(&folder, e.to_string()))?.path();
+            let path = entry
+                .map_err(|e| ShardError::invalid(&folder, e.to_string()))?
+                .path();
             if path.is_dir() {
                 folders.push(path);
             } else if path.extension().is_some_and(|x| x == "kvsp") {
                 let (header, samples) = read_shard(&path)?;
                 if header.rules != *rules {
                     let why = format!("holds games of {}, not {rules}", header.rules);
-                    return Err(invalid(&path, why));
+                    return Err(ShardError::invalid(&path, why));
                 }
                 keys.extend(samples.iter().map(|s| canonical_key(rules, &s.position)));
             }
         }
     }
     Ok(keys)
-}
-
-fn invalid(path: &Path, reason: String) -> ShardError {
-    ShardError::Invalid {
-        path: path.display().to_string(),
-        reason,
-    }
 }
 
 impl ExactSampling<'_> {

@@ -113,6 +113,16 @@ pub enum ShardError {
     },
 }
 
+impl ShardError {
+    /// [`ShardError::Invalid`] for the file or folder `path`.
+    pub(crate) fn invalid(path: &Path, reason: String) -> ShardError {
+        ShardError::Invalid {
+            path: path.display().to_string(),
+            reason,
+        }
+    }
+}
+
 fn encode_sample(s: &Sample, out: &mut Vec<u8>) {
     let setup = s.position.setup();
     out.extend_from_slice(&setup.men[0].bits().to_le_bytes());
@@ -247,10 +257,7 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError>
         "Kvarn self-play shard",
         SHARD_FORMAT_VERSION,
     )?;
-    let invalid = |reason: String| ShardError::Invalid {
-        path: path.display().to_string(),
-        reason,
-    };
+    let invalid = |reason: String| ShardError::invalid(path, reason);
     if header.encoding_version != ENCODING_VERSION {
         return Err(invalid(format!(
             "encoding version {}, this build uses {ENCODING_VERSION}",
