@@ -366,6 +366,14 @@ fn probe_reads_the_databases(d: &str) {
     assert!(err.contains("do not cover"), "{err}");
 }
 
+/// Every line of a JSON-lines file (a benchmark set's header and trailer too), parsed.
+fn json_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 /// `kvarn bench-set` of `n` positions of Nine without flying from the databases in `d`,
 /// with `extra` arguments, into `out`.
 fn bench_set(d: &str, n: &str, extra: &[&str], out: &std::path::Path) -> (bool, String, String) {
@@ -440,19 +448,15 @@ fn a_further_set_is_critical_and_beside_the_committed(dir: &std::path::Path, d: 
                 "{}/../eval/benchmarks/nine-nofly-endgame-{part}.jsonl",
                 env!("CARGO_MANIFEST_DIR")
             );
-            let text = std::fs::read_to_string(path).unwrap();
-            text.lines()
-                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            json_lines(std::path::Path::new(&path))
+                .into_iter()
                 .filter_map(|v| v["position"].as_str().map(String::from))
-                .collect::<Vec<_>>()
         })
         .collect();
     assert!(committed.len() > 500);
-    let text = std::fs::read_to_string(&set).unwrap();
-    let rows: Vec<serde_json::Value> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .filter(|v: &serde_json::Value| v.get("position").is_some())
+    let rows: Vec<serde_json::Value> = json_lines(&set)
+        .into_iter()
+        .filter(|v| v.get("position").is_some())
         .collect();
     assert!(rows.len() > 20 && rows.len() < 300, "{} rows", rows.len());
     for r in &rows {
@@ -481,11 +485,9 @@ fn the_misses_are_a_benchmark_set(dir: &std::path::Path, d: &str, set: &std::pat
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{out}"));
     assert!(written > 0, "{out}");
-    let text = std::fs::read_to_string(&misses).unwrap();
-    let rows: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .filter(|r: &serde_json::Value| r.get("chose").is_some())
+    let rows: Vec<serde_json::Value> = json_lines(&misses)
+        .into_iter()
+        .filter(|r| r.get("chose").is_some())
         .collect();
     assert_eq!(rows.len(), written);
     for r in &rows {
