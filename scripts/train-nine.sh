@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Trains the Nine Men's Morris player the way models/nine.kvmodel was made: configs/nine.toml
-# for 150 generations, then a stage of 50 that resumes the run with changed settings
+# for 150 generations, then three stages that resume the run with changed settings
 # (`kvarn train --resume RUN --set ...`, recorded in the run's manifest and summary):
 #
 #   151-200  exact samples: 50,000 positions a generation drawn from the endgame databases
@@ -14,14 +14,20 @@
 #            move in 4 turns); a warm restart at 0.0004, cosine from step 120,000 over
 #            18,000 steps to 15%.
 #
+#   231-255  the endgame databases to 5 men a side (3 v 5, 4 v 5, 5 v 5; solved by the run
+#            the first time, about 3 minutes and 0.5 GB), for the probes, the random starts
+#            and the exact samples alike; a warm restart at 0.0004, cosine from step
+#            138,000 over 15,000 steps to 15%.
+#
 #   scripts/train-nine.sh [RUN]        (default RUN: runs/nine)
 #
 # Run it again after a stop: each stage goes on where it stopped, and settings already
-# recorded are not recorded twice. The committed runs/nine is generation 150 without its
-# self-play games, so the stage goes on from it with the replay window starting from what
-# exists (--inexact, recorded in the manifest). The shipped run took 119 minutes on 2 cores:
-# 47 for the 150 generations of configs/nine.toml on the fast machine of
-# docs/results/speed.md, 44 and 28 for the two stages on one about 4 times slower.
+# recorded are not recorded twice. The committed runs/nine is the run at its last
+# generation (255) without its self-play games, so a further stage goes on from it with the
+# replay window starting from what exists (--inexact, recorded in the manifest). The
+# shipped run took 143 minutes on 2 cores: 47 for the 150 generations of configs/nine.toml
+# on the fast machine of docs/results/speed.md, then 44, 28 and 24 for the three stages on
+# one about 4 times slower.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=${1:-runs/nine}
@@ -54,3 +60,8 @@ stage 230 \
     --set selfplay.endgame.decisive_min_turns=1 \
     --set train.learning_rate=0.0004 \
     --set 'train.schedule={kind="cosine", steps=18000, min_fraction=0.15, start=120000}'
+stage 255 \
+    --set solver.max_men=5 \
+    --set selfplay.random_starts.max_men=5 \
+    --set train.learning_rate=0.0004 \
+    --set 'train.schedule={kind="cosine", steps=15000, min_fraction=0.15, start=138000}'
