@@ -4,7 +4,7 @@
 //! and a version, and read back only when its checksum and its own arithmetic hold, so
 //! that neither damage nor an edit can make a run believe something false of itself.
 
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 
 use kvarn_eval::elo::Tally;
 use kvarn_eval::solver::benchmark::Phase;
@@ -47,7 +47,10 @@ pub struct RunState {
     /// The generation whose model plays self-play (the last promoted one).
     pub selfplay_model: u32,
     /// The folder the run started in: relative paths of its configuration are read from
-    /// there, whichever folder it is resumed from.
+    /// there, whichever folder it is resumed from. Recorded relative to the run folder
+    /// where the run folder lies inside it (`../..` for `runs/NAME`), so that a copy of
+    /// the tree elsewhere (a clone on another machine) still finds its databases;
+    /// absolute otherwise, and in runs started before.
     pub working_dir: PathBuf,
     /// The self-play figures of the generation under way, once its self-play is done (a
     /// generation resumed after it reports them rather than a rate of nothing).
@@ -109,6 +112,37 @@ impl Manifest {
                 amendments: Vec::new(),
             },
             history: Vec::new(),
+        }
+    }
+
+    /// The folder the run started in, as a path usable from here: a relative record is
+    /// read from the run folder.
+    pub fn working_dir(&self, dir: &RunDir) -> PathBuf {
+        let recorded = &self.state.working_dir;
+        if recorded.is_relative() {
+            dir.root().join(recorded)
+        } else {
+            recorded.clone()
+        }
+    }
+
+    /// Records an absolute starting folder that holds the run folder as a relative one
+    /// (runs started before they were recorded so), the same folder as long as the tree
+    /// stays where it is. True when the record changed.
+    pub fn make_relocatable(&mut self, dir: &RunDir) -> bool {
+        let recorded = &self.state.working_dir;
+        if recorded.is_relative() {
+            return false;
+        }
+        let (Ok(working), Ok(run)) = (recorded.canonicalize(), dir.root().canonicalize()) else {
+            return false;
+        };
+        match relative_working_dir(&working, &run) {
+            Some(relative) => {
+                self.state.working_dir = relative;
+                true
+            }
+            None => false,
         }
     }
 
@@ -377,4 +411,23 @@ pub struct PhaseCritical {
     pub positions: u32,
     /// Share of them where the chosen move kept the value.
     pub value_keeping: f64,
+}
+
+/// `working` as seen from `run`, both absolute, where `run` lies inside `working`: one
+/// `..` for each folder between them (`.` when they are the same). `None` where `run` is
+/// elsewhere or its path climbs (`..`), which no count of `..` would undo.
+pub fn relative_working_dir(working: &Path, run: &Path) -> Option<PathBuf> {
+    let below = run.strip_prefix(working).ok()?;
+    let mut up = PathBuf::new();
+    for component in below.components() {
+        match component {
+            Component::Normal(_) => up.push(".."),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    if up.as_os_str().is_empty() {
+        up.push(".");
+    }
+    Some(up)
 }

@@ -56,7 +56,7 @@ pub fn resumed_config(
         }
     }
     let origin = path.display().to_string();
-    let base = &manifest.state.working_dir;
+    let base = &manifest.working_dir(dir);
     let text = amended(text, &origin, manifest.state.amendments.iter())?;
     let recorded = RunConfig::parse_in(&text, &origin, base)?;
     if settings.is_empty() {
@@ -103,7 +103,7 @@ pub fn config_at(dir: &RunDir, manifest: &Manifest, g: u32) -> Result<RunConfig,
     Ok(RunConfig::parse_in(
         &text,
         &origin,
-        &manifest.state.working_dir,
+        &manifest.working_dir(dir),
     )?)
 }
 

@@ -23,6 +23,7 @@ use crate::checkpoint::{self, TrainingProgress};
 use crate::error::RunError;
 use crate::manifest::{
     Compute, GenerationRecord, Manifest, Opponent, SelfPlayDone, SelfPlayFigures,
+    relative_working_dir,
 };
 use crate::metric::metrics_of;
 use crate::metrics::Metrics;
@@ -102,7 +103,9 @@ fn write_new_run(
     let cfg_path = staging.config();
     write_atomically(&cfg_path, config_text.as_bytes()).map_err(|e| RunError::io(&cfg_path, e))?;
     let here = std::env::current_dir().map_err(|e| RunError::io(Path::new("."), e))?;
-    Manifest::new(here, crc32fast::hash(config_text.as_bytes())).write(staging)
+    let run = std::path::absolute(dir.root()).map_err(|e| RunError::io(dir.root(), e))?;
+    let working_dir = relative_working_dir(&here, &run).unwrap_or(here);
+    Manifest::new(working_dir, crc32fast::hash(config_text.as_bytes())).write(staging)
 }
 
 /// A model a new run starts from in place of fresh weights.
@@ -192,6 +195,9 @@ pub fn run(
 ) -> Result<Manifest, RunError> {
     let _lock = dir.lock()?;
     let mut manifest = Manifest::read(dir)?;
+    if manifest.make_relocatable(dir) {
+        manifest.write(dir)?;
+    }
     let on_disk = manifest.clone();
     let resumed = resume::resumed_config(dir, &mut manifest, &options.settings)?;
     let mut config = resumed.config;

@@ -450,6 +450,11 @@ fn the_committed_nine_run_holds_what_a_resume_needs() {
     let dir = RunDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../runs/nine"));
     let manifest = Manifest::read(&dir).unwrap();
     assert!(dir.config().is_file() && dir.checkpoint().is_file());
+    // Its databases are found in the clone's own tree, wherever the clone lies.
+    assert_eq!(manifest.working_dir(&dir).canonicalize().unwrap(), {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+        std::path::Path::new(root).canonicalize().unwrap()
+    });
     let selfplay = dir.model(manifest.selfplay_model());
     let device = kvarn_model::DeviceChoice::Cpu.device().unwrap();
     let (network, header) = kvarn_model::file::load(&selfplay, &device)
@@ -459,4 +464,42 @@ fn the_committed_nine_run_holds_what_a_resume_needs() {
         Some(manifest.generations_done())
     );
     assert_eq!(network.rules().variant(), kvarn_game::Variant::Nine);
+}
+
+#[test]
+fn the_starting_folder_is_recorded_relative_to_a_run_folder_inside_it() {
+    use kvarn_train::manifest::relative_working_dir;
+    use std::path::{Path, PathBuf};
+    let rel = |w: &str, r: &str| relative_working_dir(Path::new(w), Path::new(r));
+    assert_eq!(rel("/a/b", "/a/b/runs/x"), Some(PathBuf::from("../..")));
+    assert_eq!(rel("/a/b", "/a/b/x"), Some(PathBuf::from("..")));
+    assert_eq!(rel("/a/b", "/a/b"), Some(PathBuf::from(".")));
+    assert_eq!(rel("/a/b", "/a/c/runs/x"), None, "a run folder elsewhere");
+    assert_eq!(rel("/a/b", "/a/b/../c"), None, "a path that climbs");
+}
+
+#[test]
+fn a_run_started_before_relative_records_finds_its_tree_after_the_tree_moves() {
+    // A run of a tree (its databases named relative to the tree's root) recorded the
+    // root as an absolute path; its next resume records it relative to the run folder,
+    // so that a copy of the tree elsewhere, a clone on another machine, reads its own.
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("tree");
+    let dir = RunDir::new(tree.join("runs/r"));
+    begin(&config(1), &dir).unwrap();
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
+    let mut m = Manifest::read(&dir).unwrap();
+    m.state.working_dir = tree.clone();
+    m.write(&dir).unwrap();
+
+    run(&dir, &gens(1), None, |_, _| {}).unwrap();
+    let m = Manifest::read(&dir).unwrap();
+    assert_eq!(m.state.working_dir, std::path::PathBuf::from("../.."));
+
+    let moved = tmp.path().join("moved");
+    std::fs::rename(&tree, &moved).unwrap();
+    let dir = RunDir::new(moved.join("runs/r"));
+    let found = Manifest::read(&dir).unwrap().working_dir(&dir);
+    assert_eq!(found.canonicalize().unwrap(), moved.canonicalize().unwrap());
+    run(&dir, &gens(2), None, |_, _| {}).unwrap();
 }
