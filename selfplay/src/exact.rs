@@ -20,7 +20,7 @@ use kvarn_game::{ActionSpace, Game, Position, Rules};
 use crate::config::EndgameUse;
 use crate::endgame::Endgame;
 use crate::selfplay::{SelfPlayError, drawn, game_rng};
-use crate::shard::{Sample, ShardError, read_shard};
+use crate::shard::{SHARD_EXTENSION, Sample, ShardError, read_shard};
 use crate::starts::RandomStarts;
 
 /// Seed stream of the choice between a decisive and any certain position.
@@ -97,7 +97,7 @@ pub fn shard_keys(rules: &Rules, dir: &Path) -> Result<HashSet<u64>, ShardError>
                 .path();
             if path.is_dir() {
                 folders.push(path);
-            } else if path.extension().is_some_and(|x| x == "kvsp") {
+            } else if path.extension().is_some_and(|x| x == SHARD_EXTENSION) {
                 let (header, samples) = read_shard(&path)?;
                 if header.rules != *rules {
                     let why = format!("holds games of {}, not {rules}", header.rules);
