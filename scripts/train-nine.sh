@@ -27,7 +27,8 @@
 # replay window starting from what exists (--inexact, recorded in the manifest). The
 # shipped run took 143 minutes on 2 cores: 47 for the 150 generations of configs/nine.toml
 # on the fast machine of docs/results/speed.md, then 44, 28 and 24 for the three stages on
-# one about 4 times slower.
+# machines 4 to 7 times slower (kvarn bench train --variant nine --batches 512: 40-83 steps/s
+# against 300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=${1:-runs/nine}
