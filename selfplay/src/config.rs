@@ -382,6 +382,13 @@ impl SelfPlayConfig {
             "selfplay.endgame.decisive_starts",
             "is a share of the random starts: set selfplay.random_starts.share too",
         )?;
+        SettingError::check(
+            self.random_starts.moving_only()
+                || (self.endgame.decisive_starts == 0.0 && self.endgame.exact_samples == 0),
+            "selfplay.random_starts.phases",
+            "must be [\"moving\"] with decisive starts or exact samples: the databases value \
+             only the moving phase",
+        )?;
         SettingError::check_range(
             "selfplay.endgame.exact_samples",
             self.endgame.exact_samples,

@@ -36,4 +36,4 @@ pub use exact::ExactSampling;
 pub use search::{Advance, GameSearch, SearchContext, SearchResult};
 pub use selfplay::{PlayedGame, SelfPlayError, SelfPlayJob, SelfPlayStats, run};
 pub use shard::{Sample, SampleSource, ShardError, ShardHeader, read_shard, write_shard};
-pub use starts::RandomStarts;
+pub use starts::{RandomStarts, StartPhase};

@@ -1,8 +1,9 @@
-//! Random starting positions: a share of the self-play games begins from a position of the
-//! moving phase whose men stand on uniformly random points, so that self-play also visits
-//! the positions, endgames above all, that games from the empty board reach rarely, or
-//! leave at once where endgame databases adjudicate them. Such games are played to the
-//! end: their result is self-play's own, never a database's.
+//! Random starting positions: a share of the self-play games begins from a position whose
+//! men stand on uniformly random points (of the moving phase by default; of the placing
+//! phase, or with a removal pending, where asked), so that self-play also visits the
+//! positions, endgames above all, that games from the empty board reach rarely, or leave
+//! at once where endgame databases adjudicate them. Such games are played to the end:
+//! their result is self-play's own, never a database's.
 
 use kvarn_game::{Bitboard, Color, Game, Position, Rules, Setup};
 use rand::{Rng, RngExt};
@@ -10,16 +11,19 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::SettingError;
 
-/// Games started from random positions of the moving phase (`[selfplay.random_starts]`).
+/// Games started from random positions (`[selfplay.random_starts]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RandomStarts {
     /// Share of the games that start from a random position instead of the empty board.
     pub share: f64,
-    /// Fewest men a side has on the board at the start (at least 3).
+    /// Fewest men a side has on the board at a start of the moving phase (at least 3).
     pub min_men: u8,
-    /// Most men a side has on the board at the start (at most the variant's men).
+    /// Most men a side has on the board at a start of the moving phase (at most the
+    /// variant's men).
     pub max_men: u8,
+    /// The kinds of position a start is drawn from, each start one of them uniformly.
+    pub phases: Vec<StartPhase>,
 }
 
 impl Default for RandomStarts {
@@ -28,8 +32,25 @@ impl Default for RandomStarts {
             share: 0.0,
             min_men: 3,
             max_men: 4,
+            phases: vec![StartPhase::Moving],
         }
     }
+}
+
+/// What kind of position a random start is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StartPhase {
+    /// No men in hand, `min_men..=max_men` men a side on the board.
+    Moving,
+    /// Men still in hand: after 1 to all but one of the game's placements (uniformly),
+    /// each side with any number of its placed men still on the board that leaves it
+    /// three men on the board and in hand.
+    Placing,
+    /// A removal pending: a position of the placing phase (the placements made including
+    /// the one that closed the mill) or of the moving phase (men as `Moving`), half each,
+    /// whose player to move has a mill.
+    Removal,
 }
 
 /// Draws of [`RandomStarts::draw`] before it gives up: a position where the player to
@@ -52,7 +73,22 @@ impl RandomStarts {
             "selfplay.random_starts.max_men",
             self.max_men,
             self.min_men..=12,
+        )?;
+        SettingError::check(
+            !self.phases.is_empty(),
+            "selfplay.random_starts.phases",
+            "must name at least one of \"moving\", \"placing\", \"removal\"",
+        )?;
+        SettingError::check(
+            (1..self.phases.len()).all(|i| !self.phases[..i].contains(&self.phases[i])),
+            "selfplay.random_starts.phases",
+            "names a phase twice",
         )
+    }
+
+    /// Whether every start is of the moving phase (what endgame databases can value).
+    pub fn moving_only(&self) -> bool {
+        self.phases == [StartPhase::Moving]
     }
 
     /// Checks that the variant has as many men as the starts place.
@@ -90,26 +126,23 @@ impl RandomStarts {
         tries: usize,
         accept: impl Fn(&Game) -> bool,
     ) -> Option<Game> {
-        let points: Vec<_> = rules.board().squares().collect();
+        // A single phase draws nothing, so that moving-phase runs keep their games.
+        let phase = match self.phases.as_slice() {
+            [one] => *one,
+            many => many[rng.random_range(0..many.len())],
+        };
         for _ in 0..tries {
-            let white = usize::from(rng.random_range(self.min_men..=self.max_men));
-            let black = usize::from(rng.random_range(self.min_men..=self.max_men));
-            let side = if rng.random_bool(0.5) {
-                Color::White
+            let (counts, side, pending_removal) = self.draw_counts(phase, rules, rng);
+            let men = if pending_removal {
+                men_with_a_mill(rules, counts.on, side, rng)
             } else {
-                Color::Black
+                men_anywhere(rules, counts.on, rng)
             };
-            let chosen: Vec<_> = rand::seq::index::sample(rng, points.len(), white + black)
-                .into_iter()
-                .map(|i| points[i])
-                .collect();
-            let (w, b) = chosen.split_at(white);
-            let men: [Bitboard; 2] = [w.iter().copied().collect(), b.iter().copied().collect()];
             let setup = Setup {
                 men,
-                in_hand: [0, 0],
+                in_hand: counts.in_hand,
                 side,
-                pending_removal: false,
+                pending_removal,
                 no_capture: 0,
                 turns: 0,
             };
@@ -123,6 +156,123 @@ impl RandomStarts {
         }
         None
     }
+
+    /// The men of a start of `phase` (White's, Black's), the player to move, and whether
+    /// a removal is pending.
+    fn draw_counts(
+        &self,
+        phase: StartPhase,
+        rules: Rules,
+        rng: &mut impl Rng,
+    ) -> (Counts, Color, bool) {
+        match phase {
+            StartPhase::Moving => {
+                let counts = self.moving_counts(rng);
+                (counts, random_side(rng), false)
+            }
+            StartPhase::Placing => {
+                let placed = rng.random_range(1..2 * rules.men());
+                let next = if placed % 2 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                (placing_counts(rules, placed, [0, 0], rng), next, false)
+            }
+            StartPhase::Removal if rng.random_bool(0.5) => {
+                // The player who placed last closed the mill, so placed three men or more.
+                let placed = rng.random_range(5..=2 * rules.men());
+                let (last, least) = if placed % 2 == 1 {
+                    (Color::White, [3, 0])
+                } else {
+                    (Color::Black, [0, 3])
+                };
+                (placing_counts(rules, placed, least, rng), last, true)
+            }
+            StartPhase::Removal => (self.moving_counts(rng), random_side(rng), true),
+        }
+    }
+
+    /// Men on the board for the moving phase: each side's drawn from `min_men..=max_men`.
+    fn moving_counts(&self, rng: &mut impl Rng) -> Counts {
+        let white = usize::from(rng.random_range(self.min_men..=self.max_men));
+        let black = usize::from(rng.random_range(self.min_men..=self.max_men));
+        Counts {
+            on: [white, black],
+            in_hand: [0, 0],
+        }
+    }
+}
+
+/// How many men each side (White, Black) has on the board and in hand.
+struct Counts {
+    on: [usize; 2],
+    in_hand: [u8; 2],
+}
+
+/// White or Black, evenly.
+fn random_side(rng: &mut impl Rng) -> Color {
+    if rng.random_bool(0.5) {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// The men after `placed` placements (White placed first): each side's hand, and on the
+/// board any number of its placed men, at least `least` and enough to leave it three on
+/// the board and in hand.
+fn placing_counts(rules: Rules, placed: u8, least: [u8; 2], rng: &mut impl Rng) -> Counts {
+    let men = rules.men();
+    let placed_by = [placed.div_ceil(2), placed / 2];
+    let in_hand = placed_by.map(|p| men - p);
+    let on = [0, 1].map(|c| {
+        let fewest = 3u8
+            .saturating_sub(in_hand[c])
+            .max(least[c])
+            .min(placed_by[c]);
+        usize::from(rng.random_range(fewest..=placed_by[c]))
+    });
+    Counts { on, in_hand }
+}
+
+/// `on` men (White's, Black's) on distinct points drawn uniformly.
+fn men_anywhere(rules: Rules, on: [usize; 2], rng: &mut impl Rng) -> [Bitboard; 2] {
+    let points: Vec<_> = rules.board().squares().collect();
+    let chosen: Vec<_> = rand::seq::index::sample(rng, points.len(), on[0] + on[1])
+        .into_iter()
+        .map(|i| points[i])
+        .collect();
+    let (w, b) = chosen.split_at(on[0]);
+    [w.iter().copied().collect(), b.iter().copied().collect()]
+}
+
+/// `on` men (White's, Black's) where `mover` has a mill drawn uniformly and the rest
+/// stand on distinct points drawn uniformly: a position where `mover` may remove a man.
+/// `mover` needs three men; with fewer, the men fall anywhere (and the setup is refused).
+fn men_with_a_mill(
+    rules: Rules,
+    on: [usize; 2],
+    mover: Color,
+    rng: &mut impl Rng,
+) -> [Bitboard; 2] {
+    let board = rules.board();
+    let m = mover.index();
+    if on[m] < 3 {
+        return men_anywhere(rules, on, rng);
+    }
+    let mill = board.mills()[rng.random_range(0..board.mills().len())];
+    let free: Vec<_> = board.squares().filter(|&sq| !mill.contains(sq)).collect();
+    let mut rest = on;
+    rest[m] -= 3;
+    let chosen: Vec<_> = rand::seq::index::sample(rng, free.len(), rest[0] + rest[1])
+        .into_iter()
+        .map(|i| free[i])
+        .collect();
+    let (w, b) = chosen.split_at(rest[0]);
+    let mut men: [Bitboard; 2] = [w.iter().copied().collect(), b.iter().copied().collect()];
+    men[m] |= mill;
+    men
 }
 
 #[cfg(test)]
@@ -132,11 +282,14 @@ mod tests {
     use rand::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
+    const EXPECTED_SEED_11: &str = "..BW...B/.W....W./..B.BW.. w 0/0 - 0 0";
+
     fn starts(min_men: u8, max_men: u8) -> RandomStarts {
         RandomStarts {
             share: 0.5,
             min_men,
             max_men,
+            ..RandomStarts::default()
         }
     }
 
@@ -179,6 +332,62 @@ mod tests {
     }
 
     #[test]
+    fn starts_of_every_phase_have_hands_that_play_from_the_start_gives() {
+        let rules = Rules::new(Variant::Six);
+        let mut s = starts(3, 6);
+        s.phases = vec![StartPhase::Moving, StartPhase::Placing, StartPhase::Removal];
+        let mut rng = Pcg64Mcg::seed_from_u64(3);
+        let mut kinds = std::collections::BTreeMap::new();
+        for _ in 0..900 {
+            let game = s.draw(rules, &mut rng).unwrap();
+            let pos = game.position();
+            assert!(!game.status().is_over());
+            let [w, b] = [Color::White, Color::Black].map(|c| pos.in_hand(c));
+            let white = pos.side_to_move() == Color::White;
+            let kind = match (pos.pending_removal(), pos.is_placing() || w + b > 0) {
+                (false, false) => "moving",
+                (false, true) => "placing",
+                (true, false) => "removal, moving",
+                (true, true) => "removal, placing",
+            };
+            *kinds.entry(kind).or_insert(0) += 1;
+            if pos.pending_removal() {
+                let mover = pos.men(pos.side_to_move());
+                assert!(rules.board().men_in_mills(mover).any());
+            }
+            if w + b == 0 {
+                // The moving phase: any player to move.
+            } else if pos.pending_removal() {
+                // Whoever removes placed last.
+                assert_eq!(b, if white { w + 1 } else { w }, "{pos:?}");
+            } else {
+                // White places first: its turn when the hands are equal.
+                assert_eq!(b, if white { w } else { w + 1 }, "{pos:?}");
+            }
+            if kind == "moving" || kind == "removal, moving" {
+                let men = [Color::White, Color::Black].map(|c| pos.men(c).count());
+                assert!(men.iter().all(|m| (3..=6).contains(m)), "{men:?}");
+            }
+        }
+        // A phase each third of the starts; a removal of each phase each half of those.
+        assert_eq!(kinds.len(), 4, "{kinds:?}");
+        assert!(kinds["moving"] > 250 && kinds["placing"] > 250, "{kinds:?}");
+        assert!(kinds["removal, moving"] > 100, "{kinds:?}");
+        assert!(kinds["removal, placing"] > 100, "{kinds:?}");
+    }
+
+    #[test]
+    fn moving_starts_draw_as_before_phases_existed() {
+        // The first start of seed 11 with the default phases, as drawn before a start
+        // could be of another phase: runs of the moving phase keep their games.
+        let rules = Rules::new(Variant::Nine);
+        let game = starts(3, 5)
+            .draw(rules, &mut Pcg64Mcg::seed_from_u64(11))
+            .unwrap();
+        assert_eq!(game.position().to_position_string(&rules), EXPECTED_SEED_11);
+    }
+
+    #[test]
     fn settings_out_of_range_are_named() {
         let bad = |s: RandomStarts| s.validate().unwrap_err().key;
         assert_eq!(bad(starts(2, 4)), "selfplay.random_starts.min_men");
@@ -186,6 +395,12 @@ mod tests {
         let mut s = starts(3, 4);
         s.share = 1.5;
         assert_eq!(bad(s), "selfplay.random_starts.share");
+        let mut s = starts(3, 4);
+        s.phases.clear();
+        assert_eq!(bad(s), "selfplay.random_starts.phases");
+        let mut s = starts(3, 4);
+        s.phases = vec![StartPhase::Placing, StartPhase::Placing];
+        assert_eq!(bad(s), "selfplay.random_starts.phases");
         let e = starts(3, 7)
             .validate_for(&Rules::new(Variant::Six))
             .unwrap_err();

@@ -248,6 +248,7 @@ fn random_starts_play_to_the_end_and_search_certain_positions_fully() {
         share: 0.5,
         min_men: 3,
         max_men: 4,
+        ..RandomStarts::default()
     };
     job.selfplay.playout_cap.enabled = true;
     job.selfplay.playout_cap.full_probability = 0.0;
@@ -367,6 +368,7 @@ fn decisive_job(decisive_starts: f64, decisive_min_turns: u16) -> SelfPlayJob {
         share: 0.5,
         min_men: 3,
         max_men: 4,
+        ..RandomStarts::default()
     };
     job
 }
@@ -445,6 +447,7 @@ fn exact_samples_carry_the_databases_values_and_their_value_keeping_moves() {
         share: 0.5,
         min_men: 3,
         max_men: 3,
+        ..RandomStarts::default()
     };
     let actions = ActionSpace::new(&rules);
     let excluded = std::collections::HashSet::new();
@@ -511,6 +514,7 @@ fn exact_samples_never_draw_an_excluded_position_its_images_or_its_colour_swappe
         share: 0.5,
         min_men: 3,
         max_men: 3,
+        ..RandomStarts::default()
     };
     let uses = EndgameUse::default();
     let none = std::collections::HashSet::new();
@@ -565,6 +569,7 @@ fn exact_samples_the_databases_cannot_give_are_an_error_not_a_short_shard() {
         share: 0.5,
         min_men: 3,
         max_men: 3,
+        ..RandomStarts::default()
     };
     let uses = EndgameUse {
         decisive_starts: 1.0,
@@ -579,6 +584,7 @@ fn exact_samples_the_databases_cannot_give_are_an_error_not_a_short_shard() {
         share: 0.5,
         min_men: 5,
         max_men: 5,
+        ..RandomStarts::default()
     };
     let e = exact_sampling_of(rules, &endgame, &five, &EndgameUse::default(), &none)
         .samples(1, 5)
@@ -594,6 +600,7 @@ fn random_starts_are_never_committed_benchmark_positions() {
         share: 1.0,
         min_men: 3,
         max_men: 3,
+        ..RandomStarts::default()
     };
     let benchmark = |p: &kvarn_game::Position| keys.contains(&canonical_key(&rules, p));
     // Unfiltered draws land on Five's 3 v 3 benchmark positions now and then...
