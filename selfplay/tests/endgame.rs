@@ -11,7 +11,7 @@ use kvarn_selfplay::exact::canonical_key;
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
     Advance, EndgameUse, EvalCache, Evaluator, GameSearch, RandomStarts, SearchConfig,
-    SearchContext, SearchPlayer, SelfPlayConfig, SelfPlayJob, UniformEvaluator, run,
+    SearchContext, SearchPlayer, SelfPlayConfig, SelfPlayJob, StartPhase, UniformEvaluator, run,
     selfplay::game_rng,
 };
 
@@ -417,6 +417,11 @@ fn decisive_starts_are_refused_without_databases_or_random_starts() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("must be in 0..=1"), "{err}");
+    // The databases value only the moving phase's starts.
+    let mut placing = decisive_job(0.5, 1);
+    placing.selfplay.random_starts.phases = vec![StartPhase::Moving, StartPhase::Placing];
+    let err = run(&placing, &eval, None).unwrap_err().to_string();
+    assert!(err.contains("selfplay.random_starts.phases"), "{err}");
     let err = run(&decisive_job(0.5, 0), &eval, None)
         .unwrap_err()
         .to_string();
