@@ -27,7 +27,7 @@ use kvarn_eval::agent::{AgentFactory, AgentSpec};
 use kvarn_eval::search::Limits;
 use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, Inference, InferencePath, file};
-use kvarn_selfplay::{Endgame, RootSearch, SearchConfig, SearchPlayer};
+use kvarn_selfplay::{Endgame, RootSearch, RootValue, SearchConfig, SearchPlayer};
 
 /// Reads an agent specification for games of `rules`.
 pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory>> {
@@ -115,6 +115,13 @@ impl NetSpec {
                         _ => anyhow::bail!("net: root `{v}` is not `puct` or `gumbel`"),
                     }
                 }
+                "root_value" => {
+                    spec.search.root_value = match v {
+                        "mean" => RootValue::Mean,
+                        "best" => RootValue::Best,
+                        _ => anyhow::bail!("net: root_value `{v}` is not `mean` or `best`"),
+                    }
+                }
                 "db" => spec.db = Some(PathBuf::from(v)),
                 "db_men" => spec.db_men = Some(number(key, v, 3..=9, "a count in 3..=9")?),
                 _ => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),
@@ -157,6 +164,9 @@ impl NetSpec {
         if search.root == RootSearch::Gumbel {
             name.push_str(",root=gumbel");
         }
+        if search.root_value == RootValue::Best {
+            name.push_str(",root_value=best");
+        }
         if let Some(dir) = &self.db {
             name.push_str(&format!(",db={}", dir.display()));
         }
@@ -166,7 +176,7 @@ impl NetSpec {
 
 /// What a `net:` specification accepts, for error messages.
 const OPTIONS: &str = "expected model=FILE, simulations=N, movetime=MS, contempt=C, c_puct=X, \
-                       fpu=X, root=puct|gumbel, burn, db=DIR or db_men=M";
+                       fpu=X, root=puct|gumbel, root_value=mean|best, burn, db=DIR or db_men=M";
 
 /// Option `key`'s value `v`, which must parse and lie in `range` (`what` says how).
 fn number<T: FromStr + PartialOrd>(
@@ -187,16 +197,19 @@ mod tests {
 
     #[test]
     fn search_settings_are_read_and_named() {
-        let spec =
-            NetSpec::parse("model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel").unwrap();
+        let spec = NetSpec::parse(
+            "model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel,root_value=best",
+        )
+        .unwrap();
         assert_eq!(spec.search.simulations, 800);
         assert_eq!(spec.search.c_puct, 2.5);
         assert_eq!(spec.search.fpu_reduction, 0.0);
         assert_eq!(spec.search.root, RootSearch::Gumbel);
+        assert_eq!(spec.search.root_value, RootValue::Best);
         let name = spec.name(&spec.limits());
         assert_eq!(
             name,
-            "net:model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel"
+            "net:model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel,root_value=best"
         );
         let plain = NetSpec::parse("model=m.kvmodel,movetime=200").unwrap();
         assert_eq!(plain.limits().nodes, None);

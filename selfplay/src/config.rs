@@ -19,6 +19,20 @@ pub enum RootSearch {
     Gumbel,
 }
 
+/// What a finished search says the root's win/draw/loss is: the value estimate that
+/// benchmarks judge, and the search part of the training value target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RootValue {
+    /// The mean over all simulations, the moves explored and not chosen among them.
+    #[default]
+    Mean,
+    /// The most visited move's mean: the value of the move the search would play, not
+    /// diluted by the moves explored beside it (where one move of many keeps a win, the
+    /// mean drifts towards a draw).
+    Best,
+}
+
 /// Tree-search settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -56,6 +70,8 @@ pub struct SearchConfig {
     /// play, and a search that values every draw at 0 settles for repetitions against
     /// weaker opponents; 0 keeps self-play's values symmetric.
     pub contempt: f32,
+    /// What the search reports as the root's win/draw/loss.
+    pub root_value: RootValue,
 }
 
 impl Default for SearchConfig {
@@ -75,6 +91,7 @@ impl Default for SearchConfig {
             reuse_tree: true,
             cache_entries: 200_000,
             contempt: 0.0,
+            root_value: RootValue::Mean,
         }
     }
 }

@@ -26,8 +26,8 @@ pub mod tree;
 
 pub use agent::{SearchAgent, SearchPlayer};
 pub use config::{
-    Backend, EndgameUse, PlayoutCap, RayConfig, RootSearch, SearchConfig, SelfPlayConfig,
-    SettingError,
+    Backend, EndgameUse, PlayoutCap, RayConfig, RootSearch, RootValue, SearchConfig,
+    SelfPlayConfig, SettingError,
 };
 pub use endgame::Endgame;
 pub use engine::NetEngineMaker;

@@ -14,10 +14,10 @@ use rand_distr::{Distribution, Gamma};
 
 use std::sync::Arc;
 
-use crate::config::{RootSearch, SearchConfig};
+use crate::config::{RootSearch, RootValue, SearchConfig};
 use crate::endgame::Endgame;
 use crate::evaluator::{CachedEval, EvalCache};
-use crate::tree::{NodeId, NodeState, Tree};
+use crate::tree::{NodeId, NodeState, Tree, flip};
 
 /// Tables shared by every search of one rule set.
 #[derive(Debug)]
@@ -569,6 +569,20 @@ impl GameSearch {
         })
     }
 
+    /// The root's win/draw/loss for its player to move, as `search.root_value` asks.
+    fn root_value(&self, ctx: &SearchContext) -> [f32; 3] {
+        let root = self.tree.node(0);
+        let best = match ctx.config.root_value {
+            RootValue::Mean => None,
+            RootValue::Best => self.most_visited_child(ctx, 0).map(|c| self.tree.node(c)),
+        };
+        match best {
+            Some(child) if child.visits > 0 && child.side == root.side => child.mean_wdl(),
+            Some(child) if child.visits > 0 => flip(child.mean_wdl()),
+            _ => root.mean_wdl(),
+        }
+    }
+
     /// The move and targets of the finished search. `temperature` > 0 draws the move from
     /// visit counts (PUCT); Gumbel search plays the action its halving kept.
     pub fn result(
@@ -577,13 +591,12 @@ impl GameSearch {
         temperature: f32,
         rng: &mut impl Rng,
     ) -> SearchResult {
-        let root = self.tree.node(0);
         let children: Vec<NodeId> = self.tree.children(0).collect();
         assert!(
             !children.is_empty(),
             "result of a search without legal moves"
         );
-        let wdl = root.mean_wdl();
+        let wdl = self.root_value(ctx);
         let (action, policy) = match (&self.gumbel, ctx.config.root) {
             (Some(g), RootSearch::Gumbel) => {
                 let scores = self.gumbel_scores(ctx, g);

@@ -5,8 +5,9 @@ use kvarn_game::{
     ActionSpace, Bitboard, Color, Game, Position, Rules, Setup, Square, Variant, encoding,
 };
 use kvarn_selfplay::{
-    Advance, EvalCache, Evaluator, GameSearch, PlayoutCap, RootSearch, SearchConfig, SearchContext,
-    SelfPlayConfig, SelfPlayJob, UniformEvaluator, read_shard, run, selfplay::game_rng,
+    Advance, EvalCache, Evaluator, GameSearch, PlayoutCap, RootSearch, RootValue, SearchConfig,
+    SearchContext, SelfPlayConfig, SelfPlayJob, UniformEvaluator, read_shard, run,
+    selfplay::game_rng,
 };
 
 fn six() -> Rules {
@@ -134,6 +135,40 @@ fn finds_a_winning_mill_with_a_uniform_network() {
         let q = tree.node(child).q_for(root_side, 0.0);
         assert!(q > 0.9, "{root:?}: {q}");
     }
+}
+
+#[test]
+fn the_best_root_value_is_the_chosen_moves_not_the_mean_of_all_explored() {
+    let rules = six();
+    let value_of = |game: Game, root_value| {
+        let config = SearchConfig {
+            simulations: 200,
+            root_value,
+            ..SearchConfig::default()
+        };
+        let ctx = SearchContext::new(rules, config.clone());
+        let (_, s) = search(game, config, &mut uniform(&rules), 1);
+        (s.result(&ctx, 0.0, &mut game_rng(1, 0)).wdl, s)
+    };
+    // White wins with f4-f6 and moves again to remove: the child's side is the root's.
+    let (mean, _) = value_of(win_in_one(), RootValue::Mean);
+    let (best, _) = value_of(win_in_one(), RootValue::Best);
+    assert!(
+        best[0] > mean[0] && best[2] < mean[2],
+        "the other moves explored dilute the mean: {mean:?}, the best move's {best:?}"
+    );
+    assert!(best[0] > 0.97, "{best:?}");
+    // Black must block on f6, after which White moves: the child's value is flipped.
+    let (best, s) = value_of(must_block(), RootValue::Best);
+    let tree = s.tree();
+    let most = tree
+        .children(0)
+        .max_by_key(|&c| tree.node(c).visits)
+        .unwrap();
+    let child = tree.node(most);
+    assert_ne!(child.side, tree.node(0).side);
+    let [w, d, l] = child.mean_wdl();
+    assert_eq!(best, [l, d, w]);
 }
 
 /// Uniform logits, and every position even: a win or a loss, each half the time, never a
