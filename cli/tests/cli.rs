@@ -417,6 +417,15 @@ fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
             .any(|l| l.starts_with("all") && l.contains("100.0%") && l.ends_with("0.0%")),
         "{out}"
     );
+    // Its outcome estimates are all right, each exact value's row of the table included.
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("outcome estimates by exact value"))
+        .skip(2)
+        .take_while(|l| l.ends_with('%'))
+        .collect();
+    assert!(table.len() >= 3, "{out}");
+    assert!(table.iter().all(|l| l.ends_with(" 100.0%")), "{out}");
     // From drawn and won positions the perfect player, to move, never loses.
     assert!(
         out.contains("from 4 Draw critical positions against the perfect player: held 4 ("),
@@ -479,6 +488,8 @@ fn the_misses_are_a_benchmark_set(dir: &std::path::Path, d: &str, set: &std::pat
     };
     let (ok, out, err) = eval(set.to_str().unwrap(), "random", Some(m));
     assert!(ok, "{err}");
+    // A player without outcome estimates gets no table of them.
+    assert!(!out.contains("outcome estimates"), "{out}");
     let written: usize = out
         .lines()
         .find_map(|l| l.strip_suffix(&format!(" missed critical positions written to {m}")))

@@ -1,5 +1,6 @@
 //! `kvarn solve` and `kvarn probe`: the retrograde solver's databases.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -359,6 +360,60 @@ fn eval_set(args: &EvalSolverArgs) -> anyhow::Result<(Rules, Vec<benchmark::Benc
     Ok((rules, set))
 }
 
+/// How an agent's outcome estimates fall against the exact values, by phase: where its
+/// value accuracy is lost (a won position called a draw, or a lost one a win).
+#[derive(Default)]
+struct Estimates {
+    /// (phase, exact value) -> how many estimates of a win, a draw, a loss, and none.
+    counts: BTreeMap<(benchmark::Phase, Outcome), [u32; 4]>,
+}
+
+impl Estimates {
+    fn add(&mut self, a: &benchmark::Answer) {
+        let column = match a.estimate {
+            Some(Outcome::Win) => 0,
+            Some(Outcome::Draw) => 1,
+            Some(Outcome::Loss) => 2,
+            None => 3,
+        };
+        let key = (a.position.phase, a.position.value);
+        self.counts.entry(key).or_default()[column] += 1;
+    }
+
+    fn print(&self) {
+        if self.counts.values().all(|c| c[3] == c.iter().sum::<u32>()) {
+            return;
+        }
+        outln!("outcome estimates by exact value (positions)");
+        outln!(
+            "{:<10} {:<6} {:>9} {:>9} {:>9} {:>9}",
+            "phase",
+            "exact",
+            "est. win",
+            "est. draw",
+            "est. loss",
+            "right"
+        );
+        for ((phase, exact), c) in &self.counts {
+            let known = c[0] + c[1] + c[2];
+            let right = match exact {
+                Outcome::Win => c[0],
+                Outcome::Draw => c[1],
+                Outcome::Loss => c[2],
+            };
+            outln!(
+                "{:<10} {:<6} {:>9} {:>9} {:>9} {:>8.1}%",
+                phase.name(),
+                format!("{exact:?}").to_lowercase(),
+                c[0],
+                c[1],
+                c[2],
+                100.0 * f64::from(right) / f64::from(known.max(1))
+            );
+        }
+    }
+}
+
 /// Runs `kvarn eval solver`.
 pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
     let (rules, set) = eval_set(args)?;
@@ -366,10 +421,12 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
     let spec = factory.name();
     let mut agent = factory.build(rules, args.seed)?;
     let mut misses = Vec::new();
+    let mut estimates = Estimates::default();
     let scores = benchmark::score_each(&rules, &set, agent.as_mut(), |a| {
         if a.position.critical() && !a.kept {
             misses.push(a.clone());
         }
+        estimates.add(a);
     })?;
     outln!("{spec} on {} positions of {rules}", set.len());
     outln!(
@@ -405,6 +462,7 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
          positions where some move throws the value away; random: what uniformly random \
          moves keep, in expectation; blunders: moves that throw a win or a draw away"
     );
+    estimates.print();
     if let Some(path) = &args.misses {
         benchmark::write_set(path, &rules, &misses)?;
         outln!(
