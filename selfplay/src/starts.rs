@@ -108,10 +108,10 @@ impl RandomStarts {
         )
     }
 
-    /// A random start: each side's men on the board drawn uniformly from
-    /// `min_men..=max_men`, the player to move uniformly, then the men on distinct points
-    /// drawn uniformly; drawn again where the game is already over. `None` only when
-    /// [`DRAWS`] draws all end the game at once.
+    /// A random start: its phase drawn uniformly from `phases`, then the men counts as
+    /// [`StartPhase`] says, then the men on distinct points drawn uniformly (around a mill
+    /// of the player to move where a removal is pending); drawn again where the game is
+    /// already over. `None` only when [`DRAWS`] draws all end the game at once.
     pub fn draw(&self, rules: Rules, rng: &mut impl Rng) -> Option<Game> {
         self.draw_where(rules, rng, DRAWS, |_| true)
     }
