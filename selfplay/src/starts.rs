@@ -5,7 +5,7 @@
 //! at once where endgame databases adjudicate them. Such games are played to the end:
 //! their result is self-play's own, never a database's.
 
-use kvarn_game::{Bitboard, Color, Game, Position, Rules, Setup};
+use kvarn_game::{Bitboard, Color, Game, Position, Rules, Setup, Square};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
@@ -239,6 +239,11 @@ fn placing_counts(rules: Rules, placed: u8, least: [u8; 2], rng: &mut impl Rng) 
 /// `on` men (White's, Black's) on distinct points drawn uniformly.
 fn men_anywhere(rules: Rules, on: [usize; 2], rng: &mut impl Rng) -> [Bitboard; 2] {
     let points: Vec<_> = rules.board().squares().collect();
+    men_among(&points, on, rng)
+}
+
+/// `on` men (White's, Black's) on distinct points of `points` drawn uniformly.
+fn men_among(points: &[Square], on: [usize; 2], rng: &mut impl Rng) -> [Bitboard; 2] {
     let chosen: Vec<_> = rand::seq::index::sample(rng, points.len(), on[0] + on[1])
         .into_iter()
         .map(|i| points[i])
@@ -265,12 +270,7 @@ fn men_with_a_mill(
     let free: Vec<_> = board.squares().filter(|&sq| !mill.contains(sq)).collect();
     let mut rest = on;
     rest[m] -= 3;
-    let chosen: Vec<_> = rand::seq::index::sample(rng, free.len(), rest[0] + rest[1])
-        .into_iter()
-        .map(|i| free[i])
-        .collect();
-    let (w, b) = chosen.split_at(rest[0]);
-    let mut men: [Bitboard; 2] = [w.iter().copied().collect(), b.iter().copied().collect()];
+    let mut men = men_among(&free, rest, rng);
     men[m] |= mill;
     men
 }
