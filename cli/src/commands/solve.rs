@@ -369,15 +369,19 @@ struct Estimates {
 }
 
 impl Estimates {
-    fn add(&mut self, a: &benchmark::Answer) {
-        let column = match a.estimate {
+    /// The column of an estimate: a win, a draw, a loss, or none.
+    fn column(estimate: Option<Outcome>) -> usize {
+        match estimate {
             Some(Outcome::Win) => 0,
             Some(Outcome::Draw) => 1,
             Some(Outcome::Loss) => 2,
             None => 3,
-        };
+        }
+    }
+
+    fn add(&mut self, a: &benchmark::Answer) {
         let key = (a.position.phase, a.position.value);
-        self.counts.entry(key).or_default()[column] += 1;
+        self.counts.entry(key).or_default()[Self::column(a.estimate)] += 1;
     }
 
     fn print(&self) {
@@ -396,11 +400,7 @@ impl Estimates {
         );
         for ((phase, exact), c) in &self.counts {
             let known = c[0] + c[1] + c[2];
-            let right = match exact {
-                Outcome::Win => c[0],
-                Outcome::Draw => c[1],
-                Outcome::Loss => c[2],
-            };
+            let right = c[Self::column(Some(*exact))];
             outln!(
                 "{:<10} {:<6} {:>9} {:>9} {:>9} {:>8.1}%",
                 phase.name(),
