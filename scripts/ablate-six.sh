@@ -10,8 +10,9 @@
 # --set KEY=VALUE ...`; a finished run is kept, a stopped one resumed), and its final model
 # is scored with `kvarn eval solver --part heldout` at EVAL_SIMS simulations (default 96),
 # plus GAMES_FROM games (default 100) against the perfect player from drawn and from won
-# critical held-out positions: OUT/NAME-sSEED/heldout.txt. Every generation of every run
-# also plays games from tuning positions (solver.games_from_positions=20).
+# critical held-out positions: OUT/NAME-sSEED/heldout.txt; AGENT_OPTIONS (e.g.
+# ",twofold_draws=true") adds search options to that player. Every evaluated generation of
+# every run also plays games from tuning positions (solver.games_from_positions=20).
 # `scripts/ablation-table.py OUT` then tabulates the runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,7 @@ shift 2
 base=${BASE:-configs/quickstart.toml}
 eval_sims=${EVAL_SIMS:-96}
 games_from=${GAMES_FROM:-100}
+agent_options=${AGENT_OPTIONS:-}
 kvarn=${KVARN:-target/release/kvarn}
 [[ -x $kvarn ]] || cargo build --release -p kvarn --locked
 mkdir -p "$out"
@@ -43,7 +45,7 @@ for seed in $seeds; do
         if [[ ! -f $dir/heldout.txt ]]; then
             model=$(ls "$dir"/models/gen-*.kvmodel | sort | tail -1)
             "$kvarn" eval solver --variant six --part heldout \
-                --agent "net:model=$model,simulations=$eval_sims" \
+                --agent "net:model=$model,simulations=$eval_sims$agent_options" \
                 --games-from "$games_from" --db db/six >"$dir/heldout.tmp"
             mv "$dir/heldout.tmp" "$dir/heldout.txt"
             grep -E "^all|^from" "$dir/heldout.txt"

@@ -122,6 +122,13 @@ impl NetSpec {
                         _ => anyhow::bail!("net: root_value `{v}` is not `mean` or `best`"),
                     }
                 }
+                "twofold_draws" => {
+                    spec.search.twofold_draws = match v {
+                        "true" => true,
+                        "false" => false,
+                        _ => anyhow::bail!("net: twofold_draws `{v}` is not `true` or `false`"),
+                    }
+                }
                 "db" => spec.db = Some(PathBuf::from(v)),
                 "db_men" => spec.db_men = Some(number(key, v, 3..=9, "a count in 3..=9")?),
                 _ => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),
@@ -167,6 +174,9 @@ impl NetSpec {
         if search.root_value == RootValue::Best {
             name.push_str(",root_value=best");
         }
+        if search.twofold_draws {
+            name.push_str(",twofold_draws=true");
+        }
         if let Some(dir) = &self.db {
             name.push_str(&format!(",db={}", dir.display()));
         }
@@ -176,7 +186,8 @@ impl NetSpec {
 
 /// What a `net:` specification accepts, for error messages.
 const OPTIONS: &str = "expected model=FILE, simulations=N, movetime=MS, contempt=C, c_puct=X, \
-                       fpu=X, root=puct|gumbel, root_value=mean|best, burn, db=DIR or db_men=M";
+                       fpu=X, root=puct|gumbel, root_value=mean|best, twofold_draws=true|false, \
+                       burn, db=DIR or db_men=M";
 
 /// Option `key`'s value `v`, which must parse and lie in `range` (`what` says how).
 fn number<T: FromStr + PartialOrd>(
@@ -198,7 +209,8 @@ mod tests {
     #[test]
     fn search_settings_are_read_and_named() {
         let spec = NetSpec::parse(
-            "model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel,root_value=best",
+            "model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel,root_value=best,\
+             twofold_draws=true",
         )
         .unwrap();
         assert_eq!(spec.search.simulations, 800);
@@ -206,10 +218,12 @@ mod tests {
         assert_eq!(spec.search.fpu_reduction, 0.0);
         assert_eq!(spec.search.root, RootSearch::Gumbel);
         assert_eq!(spec.search.root_value, RootValue::Best);
+        assert!(spec.search.twofold_draws);
         let name = spec.name(&spec.limits());
         assert_eq!(
             name,
-            "net:model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel,root_value=best"
+            "net:model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel,root_value=best,\
+             twofold_draws=true"
         );
         let plain = NetSpec::parse("model=m.kvmodel,movetime=200").unwrap();
         assert_eq!(plain.limits().nodes, None);

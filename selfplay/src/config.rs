@@ -72,6 +72,12 @@ pub struct SearchConfig {
     pub contempt: f32,
     /// What the search reports as the root's win/draw/loss.
     pub root_value: RootValue,
+    /// A position met again inside the searched line is a draw (where the rules draw by
+    /// repetition): whoever steered into the cycle can steer into it once more. Without
+    /// it a search sees a draw by repetition only at a third occurrence, deeper than its
+    /// simulations reach, so it values a fortress by the network alone. A subtree kept for
+    /// the next move keeps the draws found in it.
+    pub twofold_draws: bool,
 }
 
 impl Default for SearchConfig {
@@ -92,6 +98,7 @@ impl Default for SearchConfig {
             cache_entries: 200_000,
             contempt: 0.0,
             root_value: RootValue::Mean,
+            twofold_draws: false,
         }
     }
 }

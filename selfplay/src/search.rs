@@ -125,6 +125,8 @@ pub struct GameSearch {
     noise: bool,
     gumbel: Option<GumbelRoot>,
     root_ready: bool,
+    /// The game's ply at the root: repetitions from here on are inside the searched line.
+    root_ply: usize,
     /// Reused buffers: edges of a node being expanded, logits by canonical action.
     edges: Vec<(u16, f32)>,
     entry: Vec<(u16, f32)>,
@@ -143,12 +145,23 @@ fn terminal_value(status: Status, side: Color) -> Option<[f32; 3]> {
     }
 }
 
+/// Whether `game`'s position repeats one of the line searched from `root_ply` and
+/// `search.twofold_draws` makes that a draw. The endgame databases go first: their values
+/// are exact whatever the line.
+fn repeated_in_line(ctx: &SearchContext, game: &Game, root_ply: usize) -> bool {
+    ctx.config.twofold_draws
+        && ctx.rules.repetition()
+        && game.occurrences() >= 2
+        && game.repeats_since(root_ply)
+}
+
 impl GameSearch {
     /// A search over `game`'s current position (which must not be over).
     pub fn new(game: Game) -> GameSearch {
         let mut tree = Tree::new();
         tree.node_mut(0).side = game.position().side_to_move();
         GameSearch {
+            root_ply: game.ply(),
             game,
             tree,
             path: Vec::new(),
@@ -177,6 +190,7 @@ impl GameSearch {
         self.noise = noise;
         self.gumbel = None;
         self.root_ready = false;
+        self.root_ply = self.game.ply();
     }
 
     /// Raises the target of a running PUCT search by `more` simulations (a search limited
@@ -246,10 +260,15 @@ impl GameSearch {
                         let c = self.tree.node_mut(child);
                         if c.visits == 0 && c.state == NodeState::Unexpanded {
                             c.side = self.game.position().side_to_move();
-                            let exact = terminal_value(self.game.status(), c.side).or_else(|| {
-                                let endgame = ctx.endgame.as_ref()?;
-                                endgame.probe(&self.game).map(Endgame::wdl)
-                            });
+                            let exact = terminal_value(self.game.status(), c.side)
+                                .or_else(|| {
+                                    let endgame = ctx.endgame.as_ref()?;
+                                    endgame.probe(&self.game).map(Endgame::wdl)
+                                })
+                                .or_else(|| {
+                                    repeated_in_line(ctx, &self.game, self.root_ply)
+                                        .then_some([0.0, 1.0, 0.0])
+                                });
                             if let Some(v) = exact {
                                 c.state = NodeState::Terminal;
                                 c.value = v;

@@ -4,6 +4,7 @@
 use kvarn_game::{
     ActionSpace, Bitboard, Color, Game, Position, Rules, Setup, Square, Variant, encoding,
 };
+use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
     Advance, EvalCache, Evaluator, GameSearch, PlayoutCap, RootSearch, RootValue, SearchConfig,
     SearchContext, SelfPlayConfig, SelfPlayJob, UniformEvaluator, read_shard, run,
@@ -223,6 +224,65 @@ fn contempt_avoids_a_draw_by_repetition_and_negative_contempt_takes_it() {
             name(&rules, action)
         );
     }
+}
+
+/// Nine Men's Morris, moving, no mill within reach: each side can shuttle a man to and
+/// fro, so positions repeat after four plies.
+fn shuttle() -> Game {
+    game_at(
+        Rules::new(Variant::Nine),
+        "a1 g1 b4 f6",
+        "g7 a7 d3 e5",
+        [0, 0],
+        Color::White,
+        20,
+    )
+}
+
+/// The draws a search's tree holds at its terminal nodes, and whether `line`'s node is
+/// one of them.
+fn draws_in_tree(s: &GameSearch, rules: &Rules, line: &str) -> (usize, bool) {
+    let tree = s.tree();
+    let draw = |id| {
+        let n = tree.node(id);
+        n.state == NodeState::Terminal && n.value == [0.0, 1.0, 0.0]
+    };
+    let all = (1..tree.nodes.len() as u32).filter(|&id| draw(id)).count();
+    let actions = ActionSpace::new(rules);
+    let mut id = 0;
+    for mv in line.split_whitespace() {
+        let a = actions.index(mv.parse().unwrap());
+        id = tree
+            .children(id)
+            .find(|&c| usize::from(tree.node(c).action) == a)
+            .expect("the line is in the tree");
+    }
+    (all, draw(id))
+}
+
+#[test]
+fn twofold_draws_score_a_repetition_inside_the_searched_line_only() {
+    let rules = Rules::new(Variant::Nine);
+    let back = "a1-d1 g7-d7 d1-a1 d7-g7";
+    let tree_draws = |game: Game, twofold_draws, line| {
+        let config = SearchConfig {
+            simulations: 3000,
+            twofold_draws,
+            ..SearchConfig::default()
+        };
+        let (_, s) = search(game, config, &mut EvenEvaluator(uniform(&rules)), 4);
+        draws_in_tree(&s, &rules, line)
+    };
+    // From a fresh game, the start met again four plies down is a draw, and only then.
+    assert_eq!(tree_draws(shuttle(), false, back), (0, false));
+    let (draws, back_is_draw) = tree_draws(shuttle(), true, back);
+    assert!(back_is_draw && draws > 1, "{draws} draws");
+    // Once the game has shuttled, the first move repeats a position of the game before
+    // the search began: not a draw yet.
+    let mut game = shuttle();
+    game.play_text(back).unwrap();
+    let (_, first_is_draw) = tree_draws(game, true, "a1-d1");
+    assert!(!first_is_draw);
 }
 
 #[test]
