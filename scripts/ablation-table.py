@@ -5,7 +5,7 @@ the mean over its seeds with the lowest and highest seed in brackets.
     scripts/ablation-table.py OUT [VARIANT ...]   (default: every variant in OUT, by name)
 
 Tuning figures come from the runs' summary.csv (the run's benchmark subset of the
-committed tuning set), averaged over the last LAST generations (default 5) of each run;
+committed tuning set), averaged over the last LAST evaluated generations (default 5) of each run;
 held-out figures from OUT/NAME-sSEED/heldout.txt (the final model on the held-out set).
 Variants are chosen on the tuning columns and reported on the held-out ones.
 """
@@ -20,7 +20,8 @@ LAST = int(os.environ.get("LAST", "5"))
 
 def tuning(run):
     with open(os.path.join(run, "summary.csv")) as f:
-        rows = list(csv.DictReader(f))[-LAST:]
+        # Only evaluated generations (loop.evaluate_every may skip some).
+        rows = [r for r in csv.DictReader(f) if r.get("solver/value_accuracy")][-LAST:]
 
     def mean(col):
         vals = [float(r[col]) for r in rows if r.get(col)]
