@@ -194,17 +194,23 @@ impl Evaluator for EvenEvaluator {
     }
 }
 
-#[test]
-fn contempt_avoids_a_draw_by_repetition_and_negative_contempt_takes_it() {
-    let rules = Rules::new(Variant::Nine);
-    let mut game = game_at(
-        rules,
+/// Nine Men's Morris, moving, no mill within reach: each side can shuttle a man to and
+/// fro, so positions repeat after four plies.
+fn shuttle() -> Game {
+    game_at(
+        Rules::new(Variant::Nine),
         "a1 g1 b4 f6",
         "g7 a7 d3 e5",
         [0, 0],
         Color::White,
         20,
-    );
+    )
+}
+
+#[test]
+fn contempt_avoids_a_draw_by_repetition_and_negative_contempt_takes_it() {
+    let rules = Rules::new(Variant::Nine);
+    let mut game = shuttle();
     // The start occurs twice and Black to move after d1-a1 twice: d7-g7 repeats the
     // start a third time, a draw.
     game.play_text("a1-d1 g7-d7 d1-a1 d7-g7 a1-d1 g7-d7 d1-a1")
@@ -224,19 +230,6 @@ fn contempt_avoids_a_draw_by_repetition_and_negative_contempt_takes_it() {
             name(&rules, action)
         );
     }
-}
-
-/// Nine Men's Morris, moving, no mill within reach: each side can shuttle a man to and
-/// fro, so positions repeat after four plies.
-fn shuttle() -> Game {
-    game_at(
-        Rules::new(Variant::Nine),
-        "a1 g1 b4 f6",
-        "g7 a7 d3 e5",
-        [0, 0],
-        Color::White,
-        20,
-    )
 }
 
 /// The draws a search's tree holds at its terminal nodes, and whether `line`'s node is
