@@ -133,10 +133,13 @@ pub struct GameSearch {
     scratch: Vec<f32>,
 }
 
+/// A certain draw as win/draw/loss.
+const DRAW: [f32; 3] = [0.0, 1.0, 0.0];
+
 fn terminal_value(status: Status, side: Color) -> Option<[f32; 3]> {
     match status {
         Status::Ongoing => None,
-        Status::Draw { .. } => Some([0.0, 1.0, 0.0]),
+        Status::Draw { .. } => Some(DRAW),
         Status::Win { winner, .. } => Some(if winner == side {
             [1.0, 0.0, 0.0]
         } else {
@@ -266,8 +269,7 @@ impl GameSearch {
                                     endgame.probe(&self.game).map(Endgame::wdl)
                                 })
                                 .or_else(|| {
-                                    repeated_in_line(ctx, &self.game, self.root_ply)
-                                        .then_some([0.0, 1.0, 0.0])
+                                    repeated_in_line(ctx, &self.game, self.root_ply).then_some(DRAW)
                                 });
                             if let Some(v) = exact {
                                 c.state = NodeState::Terminal;
