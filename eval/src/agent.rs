@@ -294,8 +294,12 @@ impl Agent for PerfectAgent {
 /// Solvers by database folder and rules.
 type SolverCache = Mutex<HashMap<(PathBuf, Rules), Arc<Solver>>>;
 
-/// Solvers loaded from database folders, shared by every perfect player of the process.
-fn load_solver(dir: &Path, rules: Rules) -> Result<Arc<Solver>, EvalError> {
+/// The solver of a database folder under `rules`, loaded once per process and shared (by
+/// every perfect player, and by whatever else judges games).
+///
+/// # Errors
+/// What [`solver::db::Databases::open`] and its `load` report.
+pub fn load_solver(dir: &Path, rules: Rules) -> Result<Arc<Solver>, EvalError> {
     static CACHE: OnceLock<SolverCache> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let key = (dir.to_path_buf(), rules);

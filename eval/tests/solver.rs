@@ -472,3 +472,58 @@ fn games_from_benchmark_positions_start_there_with_the_first_agent_to_move() {
         }
     }
 }
+
+#[test]
+fn the_first_blunder_is_the_first_decision_of_the_side_that_worsens_its_value() {
+    use kvarn_eval::agent::Outcome;
+    use kvarn_eval::solver::benchmark::{Phase, critical_starts, sample};
+    use kvarn_eval::solver::blunders::first_blunder;
+    let rules = *FIVE.rules();
+    let set = sample(&FIVE, 300, 11);
+    let starts = critical_starts(&rules, &set, Outcome::Draw, 20).unwrap();
+    assert_eq!(starts.len(), 20);
+    let with = |pos: &Position, outcome: Outcome| {
+        FIVE.move_values(pos)
+            .into_iter()
+            .find(|(_, v)| v.unwrap().outcome() == outcome)
+            .map(|(m, _)| m)
+    };
+    let mut later = 0;
+    for start in &starts {
+        let side = start.position().side_to_move();
+        let keep = with(start.position(), Outcome::Draw).unwrap();
+        let lose = with(start.position(), Outcome::Loss).unwrap();
+        assert_eq!(first_blunder(&FIVE, start, [keep], side), None);
+        let b = first_blunder(&FIVE, start, [lose], side).unwrap();
+        assert_eq!(b.decision, 0);
+        assert_eq!(
+            (b.chosen, b.before, b.after),
+            (lose, Outcome::Draw, Outcome::Loss)
+        );
+        assert_eq!(b.phase, Phase::of(&rules, start.position()));
+        assert_eq!(b.position, start.position().to_position_string(&rules));
+        // Only the side asked about is judged.
+        assert_eq!(first_blunder(&FIVE, start, [lose], side.opposite()), None);
+        // After a kept move and perfect replies, the side's next losing move is found.
+        let mut game = start.clone();
+        let mut moves = vec![keep];
+        game.play(keep).unwrap();
+        while !game.status().is_over() && game.position().side_to_move() != side {
+            let reply = with(game.position(), Outcome::Draw).unwrap();
+            game.play(reply).unwrap();
+            moves.push(reply);
+        }
+        if game.status().is_over() {
+            continue;
+        }
+        if let Some(lose) = with(game.position(), Outcome::Loss) {
+            let b = first_blunder(&FIVE, start, moves.iter().copied().chain([lose]), side);
+            assert_eq!(b.map(|b| (b.decision, b.chosen)), Some((moves.len(), lose)));
+            later += 1;
+        }
+    }
+    assert!(
+        later >= 5,
+        "only {later} positions with a later losing move"
+    );
+}

@@ -7,12 +7,13 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_eval::agent::{AgentFactory, AgentSpec, Outcome};
-use kvarn_eval::matches::{MatchConfig, run_from_positions};
+use kvarn_eval::agent::{AgentFactory, AgentSpec, Outcome, load_solver};
+use kvarn_eval::matches::{GameRecord, MatchConfig, run_from_positions};
 use kvarn_eval::solver::benchmark::BenchPosition;
+use kvarn_eval::solver::blunders::{self, Blunder};
 use kvarn_eval::solver::db::{self, Databases};
 use kvarn_eval::solver::{Solver, Subspace, Value, benchmark, plan_for};
-use kvarn_game::{Position, Rules, SYMMETRY_COUNT, Variant};
+use kvarn_game::{Game, Move, Position, Rules, SYMMETRY_COUNT, Variant};
 use kvarn_selfplay::exact;
 
 use crate::rules_args::RulesArgs;
@@ -329,7 +330,8 @@ pub struct EvalSolverArgs {
     seed: u64,
     /// Also play this many games against the perfect player from drawn critical positions
     /// of the set, and as many from won ones, the agent to move: does it hold the draw,
-    /// and win the won game? Needs `--db`.
+    /// and win the won game? Says where the agent first threw the value away in the games
+    /// it did not keep. Needs `--db`.
     #[arg(long, default_value_t = 0, requires = "db")]
     games_from: usize,
     /// The databases of the perfect player (`kvarn solve`), for `--games-from`.
@@ -499,6 +501,8 @@ fn games_from_positions(
     for (value, aim) in [(Outcome::Draw, "held"), (Outcome::Win, "won")] {
         let starts = benchmark::critical_starts(rules, set, value, args.games_from)?;
         let report = run_from_positions(&cfg, &starts, agent, &perfect, |_| {})?;
+        let solver = load_solver(db, *rules)?;
+        let blunders = first_blunders(&solver, &starts, &report.records)?;
         let t = report.tally;
         let kept = if value == Outcome::Draw {
             t.wins + t.draws
@@ -522,6 +526,55 @@ fn games_from_positions(
                 )
             }
         );
+        if !blunders.is_empty() {
+            outln!("  {}", blunder_summary(&blunders));
+        }
     }
     Ok(())
+}
+
+/// The first decision of the agent (the side to move at the start) that threw the value
+/// away, in each game of `records` where there is one.
+fn first_blunders(
+    solver: &Solver,
+    starts: &[Game],
+    records: &[GameRecord],
+) -> anyhow::Result<Vec<Blunder>> {
+    let mut found = Vec::new();
+    for r in records {
+        let start = &starts[r.game];
+        let moves = r
+            .moves
+            .iter()
+            .map(|m| m.parse::<Move>())
+            .collect::<Result<Vec<_>, _>>()
+            .with_context(|| format!("reading the moves of game {}", r.game))?;
+        let side = start.position().side_to_move();
+        if let Some(b) = blunders::first_blunder(solver, start, moves, side) {
+            tracing::debug!(game = r.game, decision = b.decision, phase = b.phase.name(),
+                position = %b.position, chosen = %b.chosen, "first value thrown away");
+            found.push(b);
+        }
+    }
+    Ok(found)
+}
+
+/// Where the values were thrown away: by phase, and how many decisions into the game.
+fn blunder_summary(blunders: &[Blunder]) -> String {
+    let mut by_phase: BTreeMap<&str, usize> = BTreeMap::new();
+    for b in blunders {
+        *by_phase.entry(b.phase.name()).or_default() += 1;
+    }
+    let mut decisions: Vec<usize> = blunders.iter().map(|b| b.decision).collect();
+    decisions.sort_unstable();
+    let phases: Vec<String> = by_phase.iter().map(|(p, n)| format!("{p} {n}")).collect();
+    format!(
+        "values thrown away by the agent ({} games): {}; at its decision {} of the game \
+         (median; first {}, last {})",
+        blunders.len(),
+        phases.join(", "),
+        decisions[decisions.len() / 2],
+        decisions[0],
+        decisions[decisions.len() - 1]
+    )
 }

@@ -12,11 +12,12 @@
 //! its successors directly.
 //!
 //! [`db`] keeps the tables on disk, one file per subspace; [`benchmark`] samples positions
-//! with exact values and scores agents on them; [`verify`] checks the tables without the
-//! retrograde code.
+//! with exact values and scores agents on them; [`blunders`] finds where a game threw its
+//! value away; [`verify`] checks the tables without the retrograde code.
 
 pub mod adjudication;
 pub mod benchmark;
+pub mod blunders;
 pub mod db;
 pub mod index;
 mod retro;
