@@ -51,10 +51,15 @@ pub struct SearchConfig {
     pub dirichlet_alpha: f32,
     /// Share of the root prior replaced by noise (0 turns noise off).
     pub dirichlet_epsilon: f32,
-    /// Move temperature for the first `temperature_plies` plies; greedy afterwards.
+    /// Move temperature for the first `temperature_plies` plies.
     pub temperature: f32,
     /// Plies played with `temperature`.
     pub temperature_plies: u32,
+    /// Move temperature after those plies (0: the most visited move). A low one varies
+    /// only among moves the search cannot tell apart: where the network calls every move
+    /// a draw, greedy self-play repeats the same moves and ends by repetition, and never
+    /// learns which of them loses or which line wins.
+    pub late_temperature: f32,
     /// Gumbel: actions sampled at the root (k of Gumbel-Top-k).
     pub gumbel_actions: u32,
     /// Gumbel: `c_visit` of the completed-Q transform.
@@ -91,6 +96,7 @@ impl Default for SearchConfig {
             dirichlet_epsilon: 0.25,
             temperature: 1.0,
             temperature_plies: 12,
+            late_temperature: 0.0,
             gumbel_actions: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
@@ -329,6 +335,11 @@ impl SearchConfig {
             self.temperature > 0.0,
             "search.temperature",
             "must be positive",
+        )?;
+        SettingError::check(
+            self.late_temperature >= 0.0,
+            "search.late_temperature",
+            "must be >= 0",
         )?;
         SettingError::check(
             self.gumbel_actions >= 1,

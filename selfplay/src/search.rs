@@ -641,9 +641,12 @@ impl GameSearch {
                     children.iter().map(|&c| self.tree.node(c).prior).collect()
                 };
                 let chosen = if temperature > 0.0 && total > 0.0 {
+                    // Relative to the most visited move, whose weight is 1: however low the
+                    // temperature, the weights cannot all underflow to 0.
+                    let most = visits.iter().fold(0f32, |a, &v| a.max(v));
                     let weights: Vec<f64> = visits
                         .iter()
-                        .map(|&v| f64::from(v / total).powf(1.0 / f64::from(temperature)))
+                        .map(|&v| f64::from(v / most).powf(1.0 / f64::from(temperature)))
                         .collect();
                     let sum: f64 = weights.iter().sum();
                     let mut x = rng.random_range(0.0..sum);

@@ -586,10 +586,10 @@ fn finish_move(
 ) -> Result<Option<PlayedGame>, SelfPlayError> {
     let cfg = &job.selfplay;
     let ply = sim.plies()[i];
-    let temperature = if ctx.config.root == RootSearch::Puct && ply < ctx.config.temperature_plies {
-        ctx.config.temperature
-    } else {
-        0.0
+    let temperature = match ctx.config.root {
+        RootSearch::Puct if ply < ctx.config.temperature_plies => ctx.config.temperature,
+        RootSearch::Puct => ctx.config.late_temperature,
+        RootSearch::Gumbel => 0.0,
     };
     let result = s.search.result(ctx, temperature, &mut s.rng);
     debug_assert_eq!(s.search.game.position().key(), sim.positions()[i].key());

@@ -493,3 +493,90 @@ fn a_search_player_beats_random_play_in_a_match() {
         "search with a uniform network against random: {t:?}"
     );
 }
+
+/// Plies of `games` whose move was not the one the search visited most.
+fn moves_off_the_most_visited(rules: &Rules, games: &[kvarn_selfplay::PlayedGame]) -> usize {
+    let actions = ActionSpace::new(rules);
+    let mut off = 0;
+    for g in games {
+        for pair in g.samples.windows(2) {
+            let (before, after) = (&pair[0], &pair[1]);
+            let played = before
+                .position
+                .legal_moves(rules)
+                .iter()
+                .copied()
+                .find(|&m| {
+                    let mut p = before.position;
+                    p.play_unchecked(rules, m);
+                    p.key() == after.position.key()
+                });
+            let played = actions.index(played.expect("consecutive samples are one move apart"));
+            let most = before.policy.iter().map(|p| p.1).fold(0f32, f32::max);
+            let share = before
+                .policy
+                .iter()
+                .find(|p| usize::from(p.0) == played)
+                .unwrap()
+                .1;
+            off += usize::from(share < most);
+        }
+    }
+    off
+}
+
+#[test]
+fn late_temperature_varies_moves_after_the_temperature_plies_reproducibly() {
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    let games = |late: f32, games_per_thread: usize, threads: usize| {
+        let mut j = job(8, games_per_thread, threads, RootSearch::Puct, None);
+        j.search.temperature_plies = 0;
+        j.search.late_temperature = late;
+        j.selfplay.playout_cap.enabled = false;
+        run(&j, &eval, None).unwrap().1
+    };
+    let greedy = games(0.0, 1, 1);
+    assert_eq!(moves_off_the_most_visited(&rules, &greedy), 0);
+    let late = games(1.0, 1, 1);
+    let off = moves_off_the_most_visited(&rules, &late);
+    let plies: usize = late.iter().map(|g| g.samples.len() - 1).sum();
+    assert!(
+        off * 10 > plies,
+        "{off} of {plies} moves off the most visited"
+    );
+    assert_eq!(late, games(1.0, 4, 2), "the same games however interleaved");
+}
+
+#[test]
+fn the_lowest_temperature_plays_a_most_visited_move_and_never_fails() {
+    let rules = six();
+    let config = SearchConfig {
+        simulations: 300,
+        ..SearchConfig::default()
+    };
+    let ctx = SearchContext::new(rules, config.clone());
+    let (_, s) = search(Game::new(rules), config, &mut uniform(&rules), 3);
+    let visits: Vec<(usize, u32)> = s
+        .tree()
+        .children(0)
+        .map(|c| {
+            (
+                usize::from(s.tree().node(c).action),
+                s.tree().node(c).visits,
+            )
+        })
+        .collect();
+    let most = visits.iter().map(|v| v.1).max().unwrap();
+    let mut rng = game_rng(5, 0);
+    let mut chosen = std::collections::BTreeSet::new();
+    for _ in 0..50 {
+        let tiny = s.result(&ctx, 1e-4, &mut rng).action;
+        assert!(
+            visits.contains(&(tiny, most)),
+            "{tiny} is not a most visited move"
+        );
+        chosen.insert(s.result(&ctx, 1.0, &mut rng).action);
+    }
+    assert!(chosen.len() > 3, "temperature 1 played only {chosen:?}");
+}

@@ -204,6 +204,7 @@ pub fn check_search_finite(search: &SearchConfig) -> Result<(), SettingError> {
         ("search.dirichlet_alpha", search.dirichlet_alpha),
         ("search.dirichlet_epsilon", search.dirichlet_epsilon),
         ("search.temperature", search.temperature),
+        ("search.late_temperature", search.late_temperature),
         ("search.gumbel_c_visit", search.gumbel_c_visit),
         ("search.gumbel_c_scale", search.gumbel_c_scale),
     ] {
