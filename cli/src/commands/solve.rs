@@ -498,10 +498,11 @@ fn games_from_positions(
         seed: args.seed,
         opening_plies: 0,
     };
+    // The perfect player's solver (loaded once and shared), to find where games went.
+    let solver = load_solver(db, *rules)?;
     for (value, aim) in [(Outcome::Draw, "held"), (Outcome::Win, "won")] {
         let starts = benchmark::critical_starts(rules, set, value, args.games_from)?;
         let report = run_from_positions(&cfg, &starts, agent, &perfect, |_| {})?;
-        let solver = load_solver(db, *rules)?;
         let blunders = first_blunders(&solver, &starts, &report.records)?;
         let t = report.tally;
         let kept = if value == Outcome::Draw {

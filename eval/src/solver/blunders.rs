@@ -41,10 +41,7 @@ pub fn first_blunder(
         let pos = *game.position();
         if pos.side_to_move() == side {
             let before = solver.value(&pos)?.outcome();
-            let mut next = pos;
-            next.play_unchecked(&rules, mv);
-            let same = next.side_to_move() == side;
-            let after = solver.value(&next)?.back(same).outcome();
+            let after = solver.move_value(&pos, mv)?.outcome();
             // Outcomes order from Win to Loss.
             if after > before {
                 return Some(Blunder {

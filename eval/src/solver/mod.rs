@@ -365,13 +365,17 @@ impl Solver {
     pub fn move_values(&self, pos: &Position) -> Vec<(Move, Option<Value>)> {
         pos.legal_moves(&self.rules)
             .iter()
-            .map(|&m| {
-                let mut next = *pos;
-                next.play_unchecked(&self.rules, m);
-                let same = next.side_to_move() == pos.side_to_move();
-                (m, self.value(&next).map(|v| v.back(same)))
-            })
+            .map(|&m| (m, self.move_value(pos, m)))
             .collect()
+    }
+
+    /// The value of the position legal move `m` leads to, seen from the player to move in
+    /// `pos`, if its subspace is solved.
+    pub fn move_value(&self, pos: &Position, m: Move) -> Option<Value> {
+        let mut next = *pos;
+        next.play_unchecked(&self.rules, m);
+        let same = next.side_to_move() == pos.side_to_move();
+        self.value(&next).map(|v| v.back(same))
     }
 
     /// Checks every stored value against the best value over its moves (see
