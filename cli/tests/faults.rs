@@ -81,13 +81,16 @@ fn finish(child: Child) {
 
 /// Kills the run `KILLS` times at random moments, each `startup` plus up to a tenth of
 /// `span` after it (re)started, resuming each time, then lets it finish; returns where
-/// each kill found the run.
+/// each kill found the run. A kill that finds the run where the last one did widens the
+/// next window by a quarter, so that a stage whose resume costs more than the window (loading the
+/// databases before an evaluation, on a busy machine) cannot hold the run in place.
 fn killed_run(cfg: &Path, run: &Path, startup: Duration, span: Duration) -> Vec<String> {
     let mut rng = Pcg64Mcg::seed_from_u64(17);
-    let mut kills = Vec::new();
+    let mut kills: Vec<String> = Vec::new();
+    let mut stretch = 1.0;
     while kills.len() < KILLS {
         let mut child = train(cfg, run);
-        let wait = startup + span.mul_f64(rng.random_range(0.0..0.1));
+        let wait = startup + span.mul_f64(rng.random_range(0.0..0.1) * stretch);
         let began = Instant::now();
         while began.elapsed() < wait && child.try_wait().unwrap().is_none() {
             std::thread::sleep(Duration::from_millis(5));
@@ -105,7 +108,13 @@ fn killed_run(cfg: &Path, run: &Path, startup: Duration, span: Duration) -> Vec<
         }
         child.kill().unwrap();
         child.wait().unwrap();
-        kills.push(state(run));
+        let now = state(run);
+        stretch = if kills.last() == Some(&now) {
+            stretch * 1.25
+        } else {
+            1.0
+        };
+        kills.push(now);
     }
     finish(train(cfg, run));
     kills
