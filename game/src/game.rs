@@ -130,6 +130,14 @@ impl Game {
         prev != NONE && prev as usize >= ply
     }
 
+    /// Whether the current position repeats one met at or after decision `ply`, under
+    /// rules that draw by repetition: the side that wants the draw can repeat it once
+    /// more, so a search from decision `ply` scores it as the draw the rule makes of it. A
+    /// position that occurred only before `ply` is not a draw yet.
+    pub fn twofold_since(&self, ply: usize) -> bool {
+        self.rules.repetition() && self.repeats_since(ply)
+    }
+
     /// The moves played since the start position, in order.
     pub fn moves(&self) -> impl DoubleEndedIterator<Item = Move> + ExactSizeIterator + '_ {
         self.frames[1..]

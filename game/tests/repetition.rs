@@ -41,7 +41,7 @@ fn play_random(game: &mut Game, rng: &mut Pcg64Mcg) -> bool {
     false
 }
 
-/// Checks the game's count and `repeats_since` against the plain ones.
+/// Checks the game's count, `repeats_since` and `twofold_since` against the plain ones.
 fn check(game: &Game, history: &[Position], rng: &mut Pcg64Mcg) {
     let plain = plain_occurrences(history);
     assert_eq!(
@@ -57,6 +57,12 @@ fn check(game: &Game, history: &[Position], rng: &mut Pcg64Mcg) {
         game.repeats_since(ply),
         plain_repeats_since(history, ply),
         "repeats_since({ply}) at ply {}",
+        game.ply()
+    );
+    assert_eq!(
+        game.twofold_since(ply),
+        rules.repetition() && plain_repeats_since(history, ply),
+        "twofold_since({ply}) at ply {}",
         game.ply()
     );
 }

@@ -152,10 +152,7 @@ fn terminal_value(status: Status, side: Color) -> Option<[f32; 3]> {
 /// `search.twofold_draws` makes that a draw. The endgame databases go first: their values
 /// are exact whatever the line.
 fn repeated_in_line(ctx: &SearchContext, game: &Game, root_ply: usize) -> bool {
-    ctx.config.twofold_draws
-        && ctx.rules.repetition()
-        && game.occurrences() >= 2
-        && game.repeats_since(root_ply)
+    ctx.config.twofold_draws && game.twofold_since(root_ply)
 }
 
 impl GameSearch {

@@ -429,13 +429,7 @@ impl<'a> Worker<'a> {
                 };
             }
         }
-        // A position met again inside the searched line can be repeated once more by the
-        // side that wants it: score it as the draw the repetition rule makes of it. A
-        // position that occurred only before the search began is not a draw yet.
-        if self.shared.rules.repetition()
-            && self.game.occurrences() >= 2
-            && self.game.repeats_since(self.root_ply)
-        {
+        if self.game.twofold_since(self.root_ply) {
             return 0;
         }
         let pending = self.game.position().pending_removal();
