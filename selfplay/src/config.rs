@@ -60,6 +60,12 @@ pub struct SearchConfig {
     /// a draw, greedy self-play repeats the same moves and ends by repetition, and never
     /// learns which of them loses or which line wins.
     pub late_temperature: f32,
+    /// A move drawn with either temperature must have a value (from -1, lost, to 1, won)
+    /// within this of the most visited move's: the temperature then varies the moves the
+    /// search finds about equal, not those it knows are worse, such as a removal that
+    /// leaves a mill to the opponent (Leela Chess Zero's `TempValueCutoff`). 2, the whole
+    /// range, is off.
+    pub temperature_value_cutoff: f32,
     /// Gumbel: actions sampled at the root (k of Gumbel-Top-k).
     pub gumbel_actions: u32,
     /// Gumbel: `c_visit` of the completed-Q transform.
@@ -97,6 +103,7 @@ impl Default for SearchConfig {
             temperature: 1.0,
             temperature_plies: 12,
             late_temperature: 0.0,
+            temperature_value_cutoff: 2.0,
             gumbel_actions: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
@@ -339,6 +346,11 @@ impl SearchConfig {
         SettingError::check(
             self.late_temperature >= 0.0,
             "search.late_temperature",
+            "must be >= 0",
+        )?;
+        SettingError::check(
+            self.temperature_value_cutoff >= 0.0,
+            "search.temperature_value_cutoff",
             "must be >= 0",
         )?;
         SettingError::check(

@@ -638,24 +638,7 @@ impl GameSearch {
                     children.iter().map(|&c| self.tree.node(c).prior).collect()
                 };
                 let chosen = if temperature > 0.0 && total > 0.0 {
-                    // Relative to the most visited move, whose weight is 1: however low the
-                    // temperature, the weights cannot all underflow to 0.
-                    let most = visits.iter().fold(0f32, |a, &v| a.max(v));
-                    let weights: Vec<f64> = visits
-                        .iter()
-                        .map(|&v| f64::from(v / most).powf(1.0 / f64::from(temperature)))
-                        .collect();
-                    let sum: f64 = weights.iter().sum();
-                    let mut x = rng.random_range(0.0..sum);
-                    let mut pick = weights.len() - 1;
-                    for (i, w) in weights.iter().enumerate() {
-                        if x < *w {
-                            pick = i;
-                            break;
-                        }
-                        x -= w;
-                    }
-                    pick
+                    self.temperature_pick(ctx, &children, &visits, temperature, rng)
                 } else {
                     let best = self.most_visited_child(ctx, 0).expect("a child");
                     children
@@ -683,6 +666,48 @@ impl GameSearch {
             wdl,
             simulations: self.simulations,
         }
+    }
+
+    /// Index of a root child drawn with weight `visits ^ (1 / temperature)`, among those
+    /// whose value is within `search.temperature_value_cutoff` of the most visited one's.
+    /// Weights are relative to the most visited child, whose weight is 1: however low the
+    /// temperature, they cannot all underflow to 0.
+    fn temperature_pick(
+        &self,
+        ctx: &SearchContext,
+        children: &[NodeId],
+        visits: &[f32],
+        temperature: f32,
+        rng: &mut impl Rng,
+    ) -> usize {
+        let side = self.tree.node(0).side;
+        let draw = self.draw_value(ctx, side);
+        let best = self.most_visited_child(ctx, 0).expect("a child");
+        let floor = self.tree.node(best).q_for(side, draw) - ctx.config.temperature_value_cutoff;
+        let most = visits.iter().fold(0f32, |a, &v| a.max(v));
+        let weights: Vec<f64> = children
+            .iter()
+            .zip(visits)
+            .map(|(&c, &v)| {
+                if self.tree.node(c).q_for(side, draw) < floor {
+                    0.0
+                } else {
+                    f64::from(v / most).powf(1.0 / f64::from(temperature))
+                }
+            })
+            .collect();
+        let sum: f64 = weights.iter().sum();
+        let mut x = rng.random_range(0.0..sum);
+        for (i, w) in weights.iter().enumerate() {
+            if x < *w {
+                return i;
+            }
+            x -= w;
+        }
+        weights
+            .iter()
+            .rposition(|&w| w > 0.0)
+            .expect("the most visited child")
     }
 
     /// Plays `action` and keeps its subtree (when `reuse`) for the next search.

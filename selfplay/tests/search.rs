@@ -580,3 +580,46 @@ fn the_lowest_temperature_plays_a_most_visited_move_and_never_fails() {
     }
     assert!(chosen.len() > 3, "temperature 1 played only {chosen:?}");
 }
+
+/// A temperature with `temperature_value_cutoff` draws only moves whose value is within the
+/// cutoff of the most visited move's: in `must_block`, where every placement but the block
+/// loses, never one the search knows loses; without the cutoff the same temperature does.
+#[test]
+fn the_temperature_value_cutoff_draws_only_moves_near_the_best_value() {
+    let rules = six();
+    let config = |cutoff| SearchConfig {
+        simulations: 300,
+        temperature_value_cutoff: cutoff,
+        ..SearchConfig::default()
+    };
+    let (_, s) = search(must_block(), config(2.0), &mut uniform(&rules), 3);
+    let tree = s.tree();
+    let side = tree.node(0).side;
+    let q = |action: usize| {
+        let child = tree
+            .children(0)
+            .find(|&c| usize::from(tree.node(c).action) == action)
+            .unwrap();
+        tree.node(child).q_for(side, 0.0)
+    };
+    let ctx = SearchContext::new(rules, config(2.0));
+    let best = q(s.result(&ctx, 0.0, &mut game_rng(1, 0)).action);
+    let lowest = |cutoff: f32| {
+        let ctx = SearchContext::new(rules, config(cutoff));
+        let mut rng = game_rng(5, 0);
+        (0..200)
+            .map(|_| q(s.result(&ctx, 5.0, &mut rng).action))
+            .fold(f32::INFINITY, f32::min)
+    };
+    assert!(
+        lowest(2.0) < best - 0.2,
+        "without a cutoff a losing placement is drawn"
+    );
+    for cutoff in [0.0, 0.1, 0.2] {
+        let low = lowest(cutoff);
+        assert!(
+            low >= best - cutoff,
+            "cutoff {cutoff}: drew a move of value {low}, the best is {best}"
+        );
+    }
+}

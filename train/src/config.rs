@@ -205,6 +205,10 @@ pub fn check_search_finite(search: &SearchConfig) -> Result<(), SettingError> {
         ("search.dirichlet_epsilon", search.dirichlet_epsilon),
         ("search.temperature", search.temperature),
         ("search.late_temperature", search.late_temperature),
+        (
+            "search.temperature_value_cutoff",
+            search.temperature_value_cutoff,
+        ),
         ("search.gumbel_c_visit", search.gumbel_c_visit),
         ("search.gumbel_c_scale", search.gumbel_c_scale),
     ] {
