@@ -82,8 +82,9 @@ fn finish(child: Child) {
 /// Kills the run `KILLS` times at random moments, each `startup` plus up to a tenth of
 /// `span` after it (re)started, resuming each time, then lets it finish; returns where
 /// each kill found the run. A kill that finds the run where the last one did widens the
-/// next window by a quarter, so that a stage whose resume costs more than the window (loading the
-/// databases before an evaluation, on a busy machine) cannot hold the run in place.
+/// next window by a quarter, so that a stage whose resume costs more than the window
+/// (loading the databases before an evaluation, on a busy machine) cannot hold the run in
+/// one place.
 fn killed_run(cfg: &Path, run: &Path, startup: Duration, span: Duration) -> Vec<String> {
     let mut rng = Pcg64Mcg::seed_from_u64(17);
     let mut kills: Vec<String> = Vec::new();

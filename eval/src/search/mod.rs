@@ -429,6 +429,7 @@ impl<'a> Worker<'a> {
                 };
             }
         }
+        // A repetition inside the searched line: the draw the rule makes of it.
         if self.game.twofold_since(self.root_ply) {
             return 0;
         }
