@@ -38,7 +38,7 @@ for seed in $seeds; do
             echo "== $name seed $seed: ${sets[*]}"
             "$kvarn" train --config "$base" --out "$dir" "${sets[@]}" >"$dir.log" 2>&1 \
                 || { echo "failed: see $dir.log"; exit 1; }
-        elif ! grep -q "generations in" "$dir.log"; then
+        elif ! grep -q "run now, in" "$dir.log"; then
             echo "== $name seed $seed: resumed"
             "$kvarn" train --resume "$dir" >>"$dir.log" 2>&1 || { echo "failed: see $dir.log"; exit 1; }
         fi
