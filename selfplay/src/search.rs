@@ -637,10 +637,10 @@ impl GameSearch {
                 } else {
                     children.iter().map(|&c| self.tree.node(c).prior).collect()
                 };
+                let best = self.most_visited_child(ctx, 0).expect("a child");
                 let chosen = if temperature > 0.0 && total > 0.0 {
-                    self.temperature_pick(ctx, &children, &visits, temperature, rng)
+                    self.temperature_pick(ctx, &children, &visits, best, temperature, rng)
                 } else {
-                    let best = self.most_visited_child(ctx, 0).expect("a child");
                     children
                         .iter()
                         .position(|&c| c == best)
@@ -669,22 +669,23 @@ impl GameSearch {
     }
 
     /// Index of a root child drawn with weight `visits ^ (1 / temperature)`, among those
-    /// whose value is within `search.temperature_value_cutoff` of the most visited one's.
-    /// Weights are relative to the most visited child, whose weight is 1: however low the
+    /// whose value is within `search.temperature_value_cutoff` of the most visited one's,
+    /// `best`. Weights are relative to `best`, whose weight is 1: however low the
     /// temperature, they cannot all underflow to 0.
     fn temperature_pick(
         &self,
         ctx: &SearchContext,
         children: &[NodeId],
         visits: &[f32],
+        best: NodeId,
         temperature: f32,
         rng: &mut impl Rng,
     ) -> usize {
         let side = self.tree.node(0).side;
         let draw = self.draw_value(ctx, side);
-        let best = self.most_visited_child(ctx, 0).expect("a child");
-        let floor = self.tree.node(best).q_for(side, draw) - ctx.config.temperature_value_cutoff;
-        let most = visits.iter().fold(0f32, |a, &v| a.max(v));
+        let best = self.tree.node(best);
+        let floor = best.q_for(side, draw) - ctx.config.temperature_value_cutoff;
+        let most = best.visits as f32;
         let weights: Vec<f64> = children
             .iter()
             .zip(visits)
