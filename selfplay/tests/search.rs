@@ -623,3 +623,99 @@ fn the_temperature_value_cutoff_draws_only_moves_near_the_best_value() {
         );
     }
 }
+
+/// Uniform logits; a pending removal is a win for the player to move, every other
+/// position a draw: the network's bias at removals, at its strongest.
+#[derive(Clone)]
+struct RemovalLooksWon {
+    uniform: UniformEvaluator,
+    pending: usize,
+}
+
+impl RemovalLooksWon {
+    fn new(rules: &Rules) -> RemovalLooksWon {
+        let pending = encoding::feature_names(rules)
+            .iter()
+            .position(|n| n == "scalar:pending_removal")
+            .unwrap();
+        RemovalLooksWon {
+            uniform: uniform(rules),
+            pending,
+        }
+    }
+}
+
+impl Evaluator for RemovalLooksWon {
+    fn input_len(&self) -> usize {
+        self.uniform.input_len
+    }
+    fn actions(&self) -> usize {
+        self.uniform.actions
+    }
+    fn evaluate(
+        &mut self,
+        features: &[f32],
+        batch: usize,
+        logits: &mut Vec<f32>,
+        wdl: &mut Vec<f32>,
+    ) {
+        logits.clear();
+        logits.resize(batch * self.uniform.actions, 0.0);
+        wdl.clear();
+        for row in features.chunks(self.uniform.input_len).take(batch) {
+            let won = row[self.pending] == 1.0;
+            wdl.extend_from_slice(if won {
+                &[1.0, 0.0, 0.0]
+            } else {
+                &[0.0, 1.0, 0.0]
+            });
+        }
+    }
+}
+
+#[test]
+fn looking_past_removals_values_a_removal_by_the_positions_after_it() {
+    let rules = six();
+    // White places on f6, closes b6-d6-f6 and removes; Black keeps three men.
+    let game = game_at(rules, "b6 d6", "c3 e5", [2, 2], Color::White, 4);
+    let f6 = ActionSpace::new(&rules).index("f6".parse().unwrap());
+    let searched = |look_past_removals| {
+        let config = SearchConfig {
+            simulations: 100,
+            look_past_removals,
+            ..SearchConfig::default()
+        };
+        search(game.clone(), config, &mut RemovalLooksWon::new(&rules), 1).1
+    };
+    for look_past in [false, true] {
+        let s = searched(look_past);
+        let tree = s.tree();
+        let mill = tree
+            .children(0)
+            .find(|&c| usize::from(tree.node(c).action) == f6)
+            .unwrap();
+        let node = tree.node(mill);
+        assert!(node.visits > 1 && node.state == NodeState::Expanded);
+        assert_eq!(node.side, Color::White, "the removal is White's");
+        // Every expanded removal inside the tree: its own evaluation is backed up, or not.
+        let own = u32::from(!look_past);
+        for id in 1..tree.nodes.len() as u32 {
+            let n = tree.node(id);
+            let removal = n.state == NodeState::Expanded
+                && tree
+                    .children(id)
+                    .all(|c| name(&rules, usize::from(tree.node(c).action)).starts_with('x'));
+            if removal {
+                let below: u32 = tree.children(id).map(|c| tree.node(c).visits).sum();
+                assert_eq!(n.visits, below + own, "look_past_removals {look_past}");
+            }
+        }
+        // The network's win at the removal enters White's value there only without.
+        let wins = node.wdl_sum[0];
+        if look_past {
+            assert_eq!(wins, 0.0, "the removal is valued by the draws after it");
+        } else {
+            assert!(wins >= 1.0, "the network's removal value: {wins}");
+        }
+    }
+}
