@@ -129,15 +129,6 @@ impl NetSpec {
                         _ => anyhow::bail!("net: twofold_draws `{v}` is not `true` or `false`"),
                     }
                 }
-                "look_past_removals" => {
-                    spec.search.look_past_removals = match v {
-                        "true" => true,
-                        "false" => false,
-                        _ => {
-                            anyhow::bail!("net: look_past_removals `{v}` is not `true` or `false`")
-                        }
-                    }
-                }
                 "db" => spec.db = Some(PathBuf::from(v)),
                 "db_men" => spec.db_men = Some(number(key, v, 3..=9, "a count in 3..=9")?),
                 _ => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),
@@ -186,9 +177,6 @@ impl NetSpec {
         if search.twofold_draws {
             name.push_str(",twofold_draws=true");
         }
-        if search.look_past_removals {
-            name.push_str(",look_past_removals=true");
-        }
         if let Some(dir) = &self.db {
             name.push_str(&format!(",db={}", dir.display()));
         }
@@ -199,7 +187,7 @@ impl NetSpec {
 /// What a `net:` specification accepts, for error messages.
 const OPTIONS: &str = "expected model=FILE, simulations=N, movetime=MS, contempt=C, c_puct=X, \
                        fpu=X, root=puct|gumbel, root_value=mean|best, twofold_draws=true|false, \
-                       look_past_removals=true|false, burn, db=DIR or db_men=M";
+                       burn, db=DIR or db_men=M";
 
 /// Option `key`'s value `v`, which must parse and lie in `range` (`what` says how).
 fn number<T: FromStr + PartialOrd>(

@@ -89,13 +89,6 @@ pub struct SearchConfig {
     /// simulations reach, so it values a fortress by the network alone. A subtree kept for
     /// the next move keeps the draws found in it.
     pub twofold_draws: bool,
-    /// A pending removal reached inside the tree is not valued by the network: the
-    /// simulation goes on to the position after a removal (the network's prior chooses
-    /// the first), so that a removal is worth what the positions after it are. The
-    /// network's value of a removal is its worst: a man about to be taken looks like a
-    /// win even where every removal leaves a draw. Costs a second evaluation in the
-    /// simulations that reach a new removal.
-    pub look_past_removals: bool,
 }
 
 impl Default for SearchConfig {
@@ -119,7 +112,6 @@ impl Default for SearchConfig {
             contempt: 0.0,
             root_value: RootValue::Mean,
             twofold_draws: false,
-            look_past_removals: false,
         }
     }
 }

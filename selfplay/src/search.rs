@@ -120,9 +120,6 @@ pub struct GameSearch {
     tree: Tree,
     path: Vec<NodeId>,
     waiting: Option<Request>,
-    /// A pending removal just expanded inside the tree, where the simulation goes on
-    /// (`search.look_past_removals`) instead of backing up the network's value of it.
-    passing: Option<NodeId>,
     simulations: u32,
     target: u32,
     noise: bool,
@@ -169,7 +166,6 @@ impl GameSearch {
             tree,
             path: Vec::new(),
             waiting: None,
-            passing: None,
             simulations: 0,
             target: 0,
             noise: false,
@@ -222,20 +218,15 @@ impl GameSearch {
             "advance while waiting for the network"
         );
         loop {
-            let mut id = match self.passing.take() {
-                Some(id) => id,
-                None => {
-                    if self.tree.node(0).state == NodeState::Expanded && !self.root_ready {
-                        self.prepare_root(ctx, rng);
-                    }
-                    if self.done() {
-                        return Advance::Complete;
-                    }
-                    self.path.clear();
-                    self.path.push(0);
-                    0
-                }
-            };
+            if self.tree.node(0).state == NodeState::Expanded && !self.root_ready {
+                self.prepare_root(ctx, rng);
+            }
+            if self.done() {
+                return Advance::Complete;
+            }
+            self.path.clear();
+            self.path.push(0);
+            let mut id = 0;
             loop {
                 let node = *self.tree.node(id);
                 match node.state {
@@ -250,9 +241,6 @@ impl GameSearch {
                         if let Some(hit) = cache.get(key) {
                             let wdl = hit.wdl;
                             self.expand_cached(ctx, id, &hit, sym);
-                            if self.passes_through(ctx, id) {
-                                continue;
-                            }
                             self.finish_simulation(wdl, node.side);
                             break;
                         }
@@ -319,20 +307,7 @@ impl GameSearch {
         let side = self.tree.node(id).side;
         cache.insert(request.key, &entry, wdl);
         self.entry = entry;
-        if self.passes_through(ctx, id) {
-            self.passing = Some(id);
-        } else {
-            self.finish_simulation(wdl, side);
-        }
-    }
-
-    /// Whether the simulation goes on from node `id`, just expanded, the game standing at
-    /// it: a pending removal inside the tree under `search.look_past_removals`. Its value
-    /// is then the positions after the removal, as the network sees them, not the
-    /// network's value of the removal itself, which is the one it learns worst (a man
-    /// about to be taken looks like a win). The root is valued by its children anyway.
-    fn passes_through(&self, ctx: &SearchContext, id: NodeId) -> bool {
-        ctx.config.look_past_removals && id != 0 && self.game.position().pending_removal()
+        self.finish_simulation(wdl, side);
     }
 
     fn done(&self) -> bool {
@@ -754,7 +729,6 @@ impl GameSearch {
         };
         self.tree.node_mut(0).side = self.game.position().side_to_move();
         self.waiting = None;
-        self.passing = None;
     }
 
     /// Whether the game is over.
