@@ -66,6 +66,11 @@ pub struct SearchConfig {
     /// leaves a mill to the opponent (Leela Chess Zero's `TempValueCutoff`). 2, the whole
     /// range, is off.
     pub temperature_value_cutoff: f32,
+    /// A move the late temperature drew counts as explored ([`crate::Sample::explored`],
+    /// where training may cut the game's result) when its value is below the most visited
+    /// move's by more than this: a move the search finds as good says as much of the
+    /// position as the search's choice, and its game's result is kept.
+    pub explored_value_gap: f32,
     /// Gumbel: actions sampled at the root (k of Gumbel-Top-k).
     pub gumbel_actions: u32,
     /// Gumbel: `c_visit` of the completed-Q transform.
@@ -104,6 +109,7 @@ impl Default for SearchConfig {
             temperature_plies: 12,
             late_temperature: 0.0,
             temperature_value_cutoff: 2.0,
+            explored_value_gap: 0.0,
             gumbel_actions: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
@@ -351,6 +357,11 @@ impl SearchConfig {
         SettingError::check(
             self.temperature_value_cutoff >= 0.0,
             "search.temperature_value_cutoff",
+            "must be >= 0",
+        )?;
+        SettingError::check(
+            self.explored_value_gap >= 0.0,
+            "search.explored_value_gap",
             "must be >= 0",
         )?;
         SettingError::check(

@@ -115,6 +115,7 @@ impl Endgame {
                 .iter()
                 .map(|&m| (actions.index(m) as u16, share))
                 .collect(),
+            explored: false,
         })
     }
 

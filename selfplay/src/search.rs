@@ -96,6 +96,8 @@ pub struct SearchResult {
     pub wdl: [f32; 3],
     /// Simulations made.
     pub simulations: u32,
+    /// Whether the temperature drew another move than the most visited one.
+    pub explored: bool,
 }
 
 /// Sequential-halving state of a Gumbel root.
@@ -615,7 +617,7 @@ impl GameSearch {
             "result of a search without legal moves"
         );
         let wdl = self.root_value(ctx);
-        let (action, policy) = match (&self.gumbel, ctx.config.root) {
+        let (action, policy, mut explored) = match (&self.gumbel, ctx.config.root) {
             (Some(g), RootSearch::Gumbel) => {
                 let scores = self.gumbel_scores(ctx, g);
                 let best = *g
@@ -624,7 +626,7 @@ impl GameSearch {
                     .max_by(|&&a, &&b| scores[a].total_cmp(&scores[b]).then(b.cmp(&a)))
                     .expect("a remaining action");
                 let policy = self.improved_policy(ctx, 0);
-                (children[best], policy)
+                (children[best], policy, false)
             }
             _ => {
                 let visits: Vec<f32> = children
@@ -646,7 +648,9 @@ impl GameSearch {
                         .position(|&c| c == best)
                         .expect("a root child")
                 };
-                (children[chosen], policy)
+                let explored =
+                    children[chosen] != best && self.worse_than(ctx, children[chosen], best);
+                (children[chosen], policy, explored)
             }
         };
         let mut action = usize::from(self.tree.node(action).action);
@@ -654,6 +658,8 @@ impl GameSearch {
             let preferred = ctx.actions.decode(action).expect("a legal action");
             if let Some(m) = endgame.root_move(&self.game, preferred) {
                 action = ctx.actions.index(m);
+                // A move the databases chose (or confirmed) keeps the exact value.
+                explored = false;
             }
         }
         SearchResult {
@@ -665,6 +671,7 @@ impl GameSearch {
                 .collect(),
             wdl,
             simulations: self.simulations,
+            explored,
         }
     }
 
@@ -709,6 +716,15 @@ impl GameSearch {
             .iter()
             .rposition(|&w| w > 0.0)
             .expect("the most visited child")
+    }
+
+    /// Whether root child `chosen` is worse than `best` by more than
+    /// `search.explored_value_gap`, by the search's values for the player to move.
+    fn worse_than(&self, ctx: &SearchContext, chosen: NodeId, best: NodeId) -> bool {
+        let side = self.tree.node(0).side;
+        let draw = self.draw_value(ctx, side);
+        let q = |c: NodeId| self.tree.node(c).q_for(side, draw);
+        q(chosen) < q(best) - ctx.config.explored_value_gap
     }
 
     /// Plays `action` and keeps its subtree (when `reuse`) for the next search.

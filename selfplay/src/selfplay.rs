@@ -600,6 +600,9 @@ fn finish_move(
         result: 0,
         search_wdl: result.wdl,
         policy: result.policy,
+        // Only the late temperature's: the opening's draws vary the starts, as the random
+        // opening plies do, and are part of what the result is the result of.
+        explored: result.explored && ply >= ctx.config.temperature_plies,
     });
     let ended = sim.step_one(i, result.action)?;
     s.search.play(ctx, result.action, ctx.config.reuse_tree);

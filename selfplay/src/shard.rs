@@ -41,6 +41,11 @@ pub struct Sample {
     pub search_wdl: [f32; 3],
     /// The search policy: `(action, probability)` over the legal actions.
     pub policy: Vec<(u16, f32)>,
+    /// Whether the move played here was drawn by the late temperature
+    /// (`search.late_temperature`) instead of the search's most visited move: the game's
+    /// result after it is not that of the search's choice. Bit 1 of the flags byte, 0 in
+    /// shards written before it was recorded.
+    pub explored: bool,
 }
 
 /// One game of a shard.
@@ -133,7 +138,7 @@ fn encode_sample(s: &Sample, out: &mut Vec<u8>) {
     out.extend_from_slice(&setup.no_capture.to_le_bytes());
     out.extend_from_slice(&setup.turns.to_le_bytes());
     out.push(s.occurrences);
-    out.push(u8::from(s.full_search));
+    out.push(u8::from(s.full_search) | u8::from(s.explored) << 1);
     out.push(s.result as u8);
     for v in s.search_wdl {
         out.extend_from_slice(&v.to_le_bytes());
@@ -198,7 +203,11 @@ fn decode_sample(rules: &Rules, actions: usize, c: &mut Cursor) -> Result<Sample
     )
     .map_err(|e| format!("bad position: {e}"))?;
     let occurrences = c.u8()?;
-    let full_search = c.u8()? & 1 == 1;
+    let flags = c.u8()?;
+    if flags > 3 {
+        return Err(format!("bad flags {flags:#x}"));
+    }
+    let (full_search, explored) = (flags & 1 == 1, flags & 2 == 2);
     let result = c.u8()? as i8;
     if !(-1..=1).contains(&result) {
         return Err(format!("bad result {result}"));
@@ -225,6 +234,7 @@ fn decode_sample(rules: &Rules, actions: usize, c: &mut Cursor) -> Result<Sample
         result,
         search_wdl,
         policy,
+        explored,
     })
 }
 

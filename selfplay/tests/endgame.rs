@@ -667,6 +667,7 @@ fn write_positions(path: &std::path::Path, rules: Rules, positions: &[kvarn_game
                     .iter()
                     .map(|&m| (space.index(m) as u16, share))
                     .collect(),
+                explored: false,
             }
         })
         .collect();

@@ -42,6 +42,7 @@ fn valid_shard(rng: &mut Pcg64Mcg, rules: Rules) -> (Value, Vec<u8>) {
                 result: rng.random_range(-1..=1),
                 search_wdl: [0.5, 0.25, 0.25],
                 policy: legal.iter().map(|&m| (space.index(m) as u16, p)).collect(),
+                explored: rng.random_bool(0.2),
             });
             n += 1;
             g.play_unchecked(legal[rng.random_range(0..legal.len())]);

@@ -77,6 +77,10 @@ pub struct TrainConfig {
     /// Share of the value target taken from the search's win/draw/loss rather than the
     /// game's result (0: the result only).
     pub search_value_share: f32,
+    /// Before a move that the late temperature drew off the search's choice, the outcome
+    /// part of the value target is that move's search win/draw/loss, not the game's
+    /// result (see [`crate::replay::outcome_targets`]).
+    pub bootstrap_explored: bool,
     /// Removal decisions are drawn this many times as often as other samples (1:
     /// uniformly).
     pub removal_weight: f32,
@@ -113,6 +117,7 @@ impl Default for TrainConfig {
             weight_decay: 1e-4,
             value_weight: 1.0,
             search_value_share: 0.0,
+            bootstrap_explored: false,
             removal_weight: 1.0,
             window_generations: 4,
             window_samples: 500_000,
@@ -209,6 +214,7 @@ pub fn check_search_finite(search: &SearchConfig) -> Result<(), SettingError> {
             "search.temperature_value_cutoff",
             search.temperature_value_cutoff,
         ),
+        ("search.explored_value_gap", search.explored_value_gap),
         ("search.gumbel_c_visit", search.gumbel_c_visit),
         ("search.gumbel_c_scale", search.gumbel_c_scale),
     ] {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kvarn_game::{ActionSpace, Rules, SYMMETRY_COUNT, encoding};
+use kvarn_game::{ActionSpace, Color, Rules, SYMMETRY_COUNT, encoding};
 use kvarn_selfplay::{Sample, SampleSource, ShardError, ShardHeader, read_shard};
 use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
@@ -51,6 +51,8 @@ pub struct ReplayWindow {
     space: ActionSpace,
     perms: Vec<Vec<u16>>,
     samples: Vec<Sample>,
+    /// The outcome part of each sample's value target (see [`outcome_targets`]).
+    outcomes: Vec<[f32; 3]>,
     /// Draws samples by weight (see [`ReplayWindow::weigh_removals`]); none: uniformly.
     weighted: Option<WeightedIndex<f64>>,
 }
@@ -73,6 +75,7 @@ impl ReplayWindow {
             space,
             perms,
             samples: Vec::new(),
+            outcomes: Vec::new(),
             weighted: None,
         }
     }
@@ -102,7 +105,8 @@ impl ReplayWindow {
     /// first), keeping the newest `max_samples`. Within a generation the games are taken
     /// in the order of their index, whatever shards they were written in, so that the
     /// window does not depend on how games were grouped (a resumed self-play groups them
-    /// differently); samples from the databases follow them.
+    /// differently); samples from the databases follow them. `bootstrap_explored`: see
+    /// [`outcome_targets`].
     ///
     /// # Errors
     /// A shard is damaged or of other rules.
@@ -110,6 +114,7 @@ impl ReplayWindow {
         rules: Rules,
         generations: &[Vec<PathBuf>],
         max_samples: usize,
+        bootstrap_explored: bool,
     ) -> Result<ReplayWindow, ReplayError> {
         let mut w = ReplayWindow::new(rules);
         for shards in generations {
@@ -122,21 +127,29 @@ impl ReplayWindow {
                 }
             }
             games.sort_by_key(|(index, _)| *index);
-            w.samples
-                .extend(games.into_iter().flat_map(|(_, samples)| samples));
-            w.samples.extend(exact);
+            for (_, samples) in games {
+                w.outcomes
+                    .extend(outcome_targets(&samples, bootstrap_explored));
+                w.samples.extend(samples);
+            }
+            w.extend(exact);
         }
         if w.samples.len() > max_samples {
             let cut = w.samples.len() - max_samples;
             w.samples.drain(..cut);
+            w.outcomes.drain(..cut);
         }
         Ok(w)
     }
 
-    /// Adds samples.
+    /// Adds samples, each with its own result as the outcome target (no game's order is
+    /// known to cut at).
     pub fn extend(&mut self, samples: impl IntoIterator<Item = Sample>) {
         self.weighted = None;
-        self.samples.extend(samples);
+        for sample in samples {
+            self.outcomes.push(result_wdl(sample.result));
+            self.samples.push(sample);
+        }
     }
 
     /// Samples held.
@@ -154,15 +167,19 @@ impl ReplayWindow {
         &self.samples
     }
 
-    /// `sample` as training rows under board symmetry `sym`: features, legal mask, policy
-    /// target and value target (`search_value_share` of the search's win/draw/loss mixed
-    /// into the result's).
+    /// Sample `i` as training rows under board symmetry `sym`: features, legal mask,
+    /// policy target and value target (`search_value_share` of the search's win/draw/loss
+    /// mixed into the outcome's).
+    ///
+    /// # Panics
+    /// When `i` is out of range.
     pub fn row(
         &self,
-        sample: &Sample,
+        i: usize,
         sym: usize,
         search_value_share: f32,
     ) -> (Vec<f32>, Vec<bool>, Vec<f32>, [f32; 3]) {
+        let sample = &self.samples[i];
         let pos = sample.position.transformed(&self.rules, sym);
         let mut features = vec![0f32; encoding::input_len(&self.rules)];
         encoding::encode_position(
@@ -178,26 +195,22 @@ impl ReplayWindow {
         for &(a, p) in &sample.policy {
             policy[usize::from(perm[usize::from(a)])] += p;
         }
-        let result = match sample.result {
-            1 => [1.0, 0.0, 0.0],
-            0 => [0.0, 1.0, 0.0],
-            _ => [0.0, 0.0, 1.0],
-        };
+        let outcome = self.outcomes[i];
         let s = search_value_share;
-        let value = std::array::from_fn(|i| (1.0 - s) * result[i] + s * sample.search_wdl[i]);
+        let value = std::array::from_fn(|k| (1.0 - s) * outcome[k] + s * sample.search_wdl[k]);
         (features, legal, policy, value)
     }
 
-    /// One sample, drawn uniformly or by the weights of [`ReplayWindow::weigh_removals`].
+    /// The index of one sample, drawn uniformly or by the weights of
+    /// [`ReplayWindow::weigh_removals`].
     ///
     /// # Panics
     /// When the window is empty.
-    pub fn draw(&self, rng: &mut impl Rng) -> &Sample {
-        let i = match &self.weighted {
+    pub fn draw(&self, rng: &mut impl Rng) -> usize {
+        match &self.weighted {
             Some(w) => w.sample(rng),
             None => rng.random_range(0..self.samples.len()),
-        };
-        &self.samples[i]
+        }
     }
 
     /// A mini-batch of `size` samples drawn with replacement (uniformly, or by the weights
@@ -225,21 +238,60 @@ impl ReplayWindow {
             value: Vec::with_capacity(size * 3),
         };
         for _ in 0..size {
-            let sample = self.draw(rng);
+            let i = self.draw(rng);
             let sym = if augment {
                 rng.random_range(0..SYMMETRY_COUNT)
             } else {
                 0
             };
-            let (f, l, p, v) = self.row(sample, sym, search_value_share);
+            let (f, l, p, v) = self.row(i, sym, search_value_share);
             b.features.extend(f);
             b.legal.extend(l);
             b.policy.extend(p);
-            b.policy_weight
-                .push(if sample.full_search { 1.0 } else { 0.0 });
+            b.policy_weight.push(if self.samples[i].full_search {
+                1.0
+            } else {
+                0.0
+            });
             b.value.extend(v);
         }
         b
+    }
+}
+
+/// The outcome part of the value targets of one game's samples, in the game's order: each
+/// sample's result, or, with `bootstrap_explored`, for the samples up to a move that the
+/// late temperature drew off the search's choice ([`Sample::explored`]), that move's
+/// search win/draw/loss, from each sample's own side. The cut that n-step returns make at
+/// an exploratory action: a move the search would not have played says nothing of the
+/// positions before it, and what it lost (or won) is charged to it alone.
+pub fn outcome_targets(samples: &[Sample], bootstrap_explored: bool) -> Vec<[f32; 3]> {
+    let mut cut: Option<(Color, [f32; 3])> = None;
+    let mut out: Vec<[f32; 3]> = samples
+        .iter()
+        .rev()
+        .map(|s| {
+            let side = s.position.side_to_move();
+            if bootstrap_explored && s.explored {
+                cut = Some((side, s.search_wdl));
+            }
+            match cut {
+                Some((at, wdl)) if at == side => wdl,
+                Some((_, [w, d, l])) => [l, d, w],
+                None => result_wdl(s.result),
+            }
+        })
+        .collect();
+    out.reverse();
+    out
+}
+
+/// A result (+1, 0, −1 for the player to move) as a win/draw/loss.
+fn result_wdl(result: i8) -> [f32; 3] {
+    match result {
+        1 => [1.0, 0.0, 0.0],
+        0 => [0.0, 1.0, 0.0],
+        _ => [0.0, 0.0, 1.0],
     }
 }
 

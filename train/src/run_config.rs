@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use kvarn_eval::sprt::SprtParams;
 use kvarn_game::{Rules, Variant};
 use kvarn_model::{DeviceChoice, NetConfig};
-use kvarn_selfplay::{SearchConfig, SelfPlayConfig};
+use kvarn_selfplay::{RootSearch, SearchConfig, SelfPlayConfig};
 use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
@@ -443,6 +443,13 @@ impl RunConfig {
             "selfplay.endgame",
             "probes, adjudication, decisive starts and exact samples use the [solver] databases: \
              set solver.db",
+        )?;
+        SettingError::check(
+            !self.train.bootstrap_explored
+                || (self.search.late_temperature > 0.0 && self.search.root == RootSearch::Puct),
+            "train.bootstrap_explored",
+            "cuts the outcome at moves the late temperature drew: set search.late_temperature \
+             above 0 (with the puct root)",
         )?;
         self.solver.validate(self.rules.variant())
     }

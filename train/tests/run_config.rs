@@ -168,6 +168,19 @@ fn non_finite_and_zero_values_are_refused() {
             "search.dirichlet_epsilon",
         ),
         ("[search]\ntemperature = inf", "search.temperature"),
+        (
+            "[search]\nexplored_value_gap = nan",
+            "search.explored_value_gap",
+        ),
+        (
+            "[search]\nexplored_value_gap = -0.1",
+            "search.explored_value_gap",
+        ),
+        // The cut needs moves drawn by the late temperature: without one it would do nothing.
+        (
+            "[train]\nbootstrap_explored = true",
+            "train.bootstrap_explored",
+        ),
         ("[search]\ngumbel_c_visit = inf", "search.gumbel_c_visit"),
         ("[search]\ngumbel_c_scale = 1e40", "search.gumbel_c_scale"),
         (

@@ -5,7 +5,7 @@ use kvarn_game::{ActionSpace, Game, Rules, SYMMETRY_COUNT, Variant};
 use kvarn_model::burn::tensor::Device;
 use kvarn_model::{NetConfig, Network};
 use kvarn_selfplay::Sample;
-use kvarn_train::{ReplayWindow, Schedule, TrainConfig, Trainer};
+use kvarn_train::{ReplayWindow, Schedule, TrainConfig, Trainer, outcome_targets};
 use rand::{RngExt, SeedableRng};
 
 /// Samples from seeded random games, with random policies over the legal moves.
@@ -35,6 +35,7 @@ fn samples(rules: Rules, n: usize, seed: u64) -> Vec<Sample> {
                 .zip(&weights)
                 .map(|(&m, w)| (space.index(m) as u16, w / sum))
                 .collect(),
+            explored: false,
         });
         game.play_unchecked(moves[rng.random_range(0..moves.len())]);
     }
@@ -52,7 +53,10 @@ fn weighed_removals_are_drawn_that_much_more_often() {
     let drawn_share = |window: &ReplayWindow| {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
         let n = 20_000;
-        (0..n).filter(|_| removal(window.draw(&mut rng))).count() as f64 / f64::from(n)
+        (0..n)
+            .filter(|_| removal(&window.samples()[window.draw(&mut rng)]))
+            .count() as f64
+            / f64::from(n)
     };
     assert!((drawn_share(&window) - share).abs() < 0.01);
     window.weigh_removals(4.0);
@@ -74,10 +78,10 @@ fn augmentation_maps_policy_targets_with_the_position() {
         let space = ActionSpace::new(&rules);
         let board = rules.board();
         let n = board.len();
-        for sample in window.samples() {
-            let (f0, _, p0, _) = window.row(sample, 0, 0.0);
+        for (i, sample) in window.samples().iter().enumerate() {
+            let (f0, _, p0, _) = window.row(i, 0, 0.0);
             for sym in 0..SYMMETRY_COUNT {
-                let (f, legal, p, v) = window.row(sample, sym, 0.0);
+                let (f, legal, p, v) = window.row(i, sym, 0.0);
                 // Every target action is legal in the transformed position, mass kept.
                 for (a, &mass) in p.iter().enumerate() {
                     assert!(
@@ -293,4 +297,79 @@ fn a_checkpoint_resumes_training_exactly() {
         .unwrap()
         .to_string();
     assert!(err.contains("damaged"), "{err}");
+}
+
+#[test]
+fn outcomes_are_cut_at_moves_the_late_temperature_drew() {
+    let rules = Rules::new(Variant::Six);
+    let mut game = samples(rules, 14, 5);
+    let one_hot = |r: i8| match r {
+        1 => [1.0, 0.0, 0.0],
+        0 => [0.0, 1.0, 0.0],
+        _ => [0.0, 0.0, 1.0],
+    };
+    let results: Vec<[f32; 3]> = game.iter().map(|s| one_hot(s.result)).collect();
+    // Without explored moves, or without the cut, the outcome is each sample's result.
+    assert_eq!(outcome_targets(&game, true), results);
+    for i in [3, 9] {
+        game[i].explored = true;
+        game[i].search_wdl = [0.5 + i as f32 / 100.0, 0.3, 0.2 - i as f32 / 100.0];
+    }
+    assert_eq!(outcome_targets(&game, false), results);
+    let cut = outcome_targets(&game, true);
+    // After the last explored move: the game's result.
+    assert_eq!(cut[10..], results[10..]);
+    // Up to each explored move: its search value, turned for the other side.
+    let (mut same, mut other) = (0, 0);
+    for (range, at) in [(0..=3, 3), (4..=9, 9)] {
+        let [w, d, l] = game[at].search_wdl;
+        let side = game[at].position.side_to_move();
+        for i in range {
+            if game[i].position.side_to_move() == side {
+                assert_eq!(cut[i], [w, d, l], "sample {i}");
+                same += 1;
+            } else {
+                assert_eq!(cut[i], [l, d, w], "sample {i}");
+                other += 1;
+            }
+        }
+    }
+    assert!(same > 0 && other > 0);
+}
+
+#[test]
+fn the_window_loaded_with_the_cut_trains_on_the_cut_outcomes() {
+    let rules = Rules::new(Variant::Six);
+    let mut game = samples(rules, 12, 8);
+    game[6].explored = true;
+    game[6].search_wdl = [0.7, 0.2, 0.1];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.kvsp");
+    let header = kvarn_selfplay::ShardHeader {
+        encoding_version: kvarn_game::ENCODING_VERSION,
+        rules,
+        games: 1,
+        samples: game.len() as u64,
+        game_list: vec![kvarn_selfplay::shard::GameSummary {
+            index: 0,
+            result: 0,
+            plies: game.len() as u32,
+            samples: game.len() as u32,
+        }],
+        model: "test".into(),
+        source: kvarn_selfplay::SampleSource::Games,
+    };
+    kvarn_selfplay::write_shard(&path, &header, &game).unwrap();
+    for cut in [false, true] {
+        let window = ReplayWindow::load(rules, &[vec![path.clone()]], usize::MAX, cut).unwrap();
+        assert_eq!(window.samples(), &game[..], "the flag survives the shard");
+        let expected = outcome_targets(&game, cut);
+        for (i, want) in expected.iter().enumerate() {
+            // A search share of 0: the value target is the outcome alone.
+            let (.., value) = window.row(i, 0, 0.0);
+            assert_eq!(&value, want, "sample {i}, cut {cut}");
+        }
+        // The first sample's outcome is the explored move's search value only with the cut.
+        assert_eq!(expected[0] != outcome_targets(&game, false)[0], cut);
+    }
 }

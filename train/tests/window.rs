@@ -66,8 +66,8 @@ fn the_window_is_the_same_however_games_were_grouped_into_shards() {
     };
     assert_ne!(concatenated(whole.path()), concatenated(resumed.path()));
     for max in [usize::MAX, 50] {
-        let a = ReplayWindow::load(rules, &[files(whole.path())], max).unwrap();
-        let b = ReplayWindow::load(rules, &[files(resumed.path())], max).unwrap();
+        let a = ReplayWindow::load(rules, &[files(whole.path())], max, false).unwrap();
+        let b = ReplayWindow::load(rules, &[files(resumed.path())], max, false).unwrap();
         assert!(!a.is_empty());
         assert_eq!(a.samples(), b.samples(), "window of at most {max} samples");
     }
@@ -92,11 +92,11 @@ fn samples_from_the_databases_follow_their_generations_games_in_the_window() {
     let rules = Rules::new(Variant::Six);
     let dir = tempfile::tempdir().unwrap();
     shards(rules, 4, &[], dir.path());
-    let games = ReplayWindow::load(rules, &[files(dir.path())], usize::MAX).unwrap();
+    let games = ReplayWindow::load(rules, &[files(dir.path())], usize::MAX, false).unwrap();
     let exact: Vec<_> = games.samples()[..7].to_vec();
     // Named to sort first among the files: the window still puts them after the games.
     database_shard(rules, &dir.path().join("a-exact.kvsp"), &exact);
-    let window = ReplayWindow::load(rules, &[files(dir.path())], usize::MAX).unwrap();
+    let window = ReplayWindow::load(rules, &[files(dir.path())], usize::MAX, false).unwrap();
     let n = games.len();
     assert_eq!(window.len(), n + 7);
     assert_eq!(window.samples()[..n], games.samples()[..]);
@@ -107,4 +107,97 @@ fn samples_from_the_databases_follow_their_generations_games_in_the_window() {
     assert!(text.contains("game_list") && !text.contains("\"source\""));
     let (header, _) = kvarn_selfplay::read_shard(&dir.path().join("a-exact.kvsp")).unwrap();
     assert_eq!(header.source, kvarn_selfplay::SampleSource::Databases);
+}
+
+/// Values that vary with the position (a hash of its features), so that a search's moves
+/// differ in value as a trained network's do.
+#[derive(Debug, Clone)]
+struct HashedValues {
+    input_len: usize,
+    actions: usize,
+}
+
+impl kvarn_selfplay::Evaluator for HashedValues {
+    fn input_len(&self) -> usize {
+        self.input_len
+    }
+    fn actions(&self) -> usize {
+        self.actions
+    }
+    fn evaluate(
+        &mut self,
+        features: &[f32],
+        batch: usize,
+        logits: &mut Vec<f32>,
+        wdl: &mut Vec<f32>,
+    ) {
+        logits.clear();
+        logits.resize(batch * self.actions, 0.0);
+        wdl.clear();
+        for row in features.chunks(self.input_len).take(batch) {
+            let h: f32 = row
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| x * (i as f32 * 0.618).fract())
+                .sum();
+            let win = (h * 7.3).fract();
+            wdl.extend_from_slice(&[win, 0.0, 1.0 - win]);
+        }
+    }
+}
+
+#[test]
+fn self_play_marks_the_late_moves_drawn_off_the_searchs_choice() {
+    let rules = Rules::new(Variant::Six);
+    let play =
+        |late_temperature: f32, explored_value_gap: f32| -> Vec<Vec<kvarn_selfplay::Sample>> {
+            let job = SelfPlayJob {
+                rules,
+                search: SearchConfig {
+                    simulations: 16,
+                    temperature_plies: 4,
+                    late_temperature,
+                    explored_value_gap,
+                    ..SearchConfig::default()
+                },
+                selfplay: SelfPlayConfig {
+                    threads: 1,
+                    games_per_thread: 4,
+                    max_plies: 40,
+                    ..SelfPlayConfig::default()
+                },
+                games: 4,
+                skip: BTreeSet::new(),
+                seed: 5,
+                out: None,
+                shard_prefix: "selfplay".into(),
+                model: "hashed".into(),
+                endgame: None,
+            };
+            let eval = HashedValues {
+                input_len: kvarn_game::encoding::input_len(&rules),
+                actions: ActionSpace::new(&rules).len(),
+            };
+            let (_, games) = kvarn_selfplay::run(&job, &eval, None).unwrap();
+            games.into_iter().map(|g| g.samples).collect()
+        };
+    let explored = |games: &[Vec<kvarn_selfplay::Sample>]| -> usize {
+        games.iter().flatten().filter(|s| s.explored).count()
+    };
+    let drawn = play(1.0, 0.0);
+    let n = explored(&drawn);
+    assert!(
+        n > 0,
+        "a late temperature of 1 draws moves off the search's choice"
+    );
+    // The opening temperature's draws are not marked: they vary the starts.
+    assert!(drawn.iter().all(|g| g[..4].iter().all(|s| !s.explored)));
+    // Greedy late moves, or a gap wider than the value range: nothing is marked.
+    assert_eq!(explored(&play(0.0, 0.0)), 0);
+    assert_eq!(explored(&play(1.0, 2.0)), 0);
+    let gapped = explored(&play(1.0, 0.3));
+    assert!(
+        gapped < n,
+        "a gap of 0.3 marks fewer moves ({gapped}) than none ({n})"
+    );
 }

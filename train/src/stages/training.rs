@@ -53,7 +53,12 @@ pub fn window(config: &RunConfig, dir: &RunDir, g: u32) -> Result<ReplayWindow, 
                 .map_err(|e| RunError::io(&dir.shards(h), e))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut window = ReplayWindow::load(config.rules, &generations, config.train.window_samples)?;
+    let mut window = ReplayWindow::load(
+        config.rules,
+        &generations,
+        config.train.window_samples,
+        config.train.bootstrap_explored,
+    )?;
     window.weigh_removals(config.train.removal_weight);
     Ok(window)
 }
