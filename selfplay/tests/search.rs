@@ -623,3 +623,77 @@ fn the_temperature_value_cutoff_draws_only_moves_near_the_best_value() {
         );
     }
 }
+
+/// A move drawn off the most visited one is marked explored when its value is below the
+/// most visited move's by more than `explored_value_gap`, and only then: in `must_block`
+/// the temperature draws placements the search knows lose.
+#[test]
+fn a_drawn_move_is_marked_explored_by_its_value_gap() {
+    let rules = six();
+    let config = |gap| SearchConfig {
+        simulations: 300,
+        explored_value_gap: gap,
+        ..SearchConfig::default()
+    };
+    let (_, s) = search(must_block(), config(0.0), &mut uniform(&rules), 3);
+    let tree = s.tree();
+    let side = tree.node(0).side;
+    let q = |action: usize| {
+        let child = tree
+            .children(0)
+            .find(|&c| usize::from(tree.node(c).action) == action)
+            .unwrap();
+        tree.node(child).q_for(side, 0.0)
+    };
+    let ctx = SearchContext::new(rules, config(0.0));
+    let greedy = s.result(&ctx, 0.0, &mut game_rng(1, 0));
+    assert!(!greedy.explored, "the most visited move is not explored");
+    let (most, best) = (greedy.action, q(greedy.action));
+    for gap in [0.0, 0.2, 2.0] {
+        let ctx = SearchContext::new(rules, config(gap));
+        let mut rng = game_rng(5, 0);
+        let mut marked = 0;
+        for _ in 0..200 {
+            let r = s.result(&ctx, 5.0, &mut rng);
+            let worse = r.action != most && q(r.action) < best - gap;
+            assert_eq!(
+                r.explored,
+                worse,
+                "gap {gap}, move {}",
+                name(&rules, r.action)
+            );
+            marked += usize::from(r.explored);
+        }
+        assert_eq!(marked > 0, gap < 2.0, "gap {gap}: {marked} of 200 marked");
+    }
+}
+
+/// Self-play marks only the late temperature's moves: the opening's vary the starts.
+#[test]
+fn self_play_marks_only_the_late_moves_drawn_off_the_searchs_choice() {
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    let games = |late: f32| {
+        let mut j = job(8, 1, 1, RootSearch::Puct, None);
+        j.search.temperature_plies = 4;
+        j.search.late_temperature = late;
+        run(&j, &eval, None).unwrap().1
+    };
+    let marked = |games: &[kvarn_selfplay::PlayedGame]| -> usize {
+        games
+            .iter()
+            .flat_map(|g| &g.samples)
+            .filter(|s| s.explored)
+            .count()
+    };
+    let late = games(1.0);
+    assert!(
+        marked(&late) > 0,
+        "a late temperature of 1 draws worse moves"
+    );
+    assert!(
+        late.iter()
+            .all(|g| g.samples[..4].iter().all(|s| !s.explored))
+    );
+    assert_eq!(marked(&games(0.0)), 0, "greedy late moves are never marked");
+}
