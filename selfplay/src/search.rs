@@ -96,7 +96,8 @@ pub struct SearchResult {
     pub wdl: [f32; 3],
     /// Simulations made.
     pub simulations: u32,
-    /// Whether the temperature drew another move than the most visited one.
+    /// Whether the temperature drew another move than the most visited one, worse by the
+    /// search's values by more than `search.explored_value_gap`.
     pub explored: bool,
 }
 

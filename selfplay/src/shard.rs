@@ -42,9 +42,10 @@ pub struct Sample {
     /// The search policy: `(action, probability)` over the legal actions.
     pub policy: Vec<(u16, f32)>,
     /// Whether the move played here was drawn by the late temperature
-    /// (`search.late_temperature`) instead of the search's most visited move: the game's
-    /// result after it is not that of the search's choice. Bit 1 of the flags byte, 0 in
-    /// shards written before it was recorded.
+    /// (`search.late_temperature`) instead of the search's most visited move, and is worse
+    /// by more than `search.explored_value_gap`: the game's result after it is not that of
+    /// the search's choice. Bit 1 of the flags byte, 0 in shards written before it was
+    /// recorded.
     pub explored: bool,
 }
 

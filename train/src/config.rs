@@ -77,9 +77,10 @@ pub struct TrainConfig {
     /// Share of the value target taken from the search's win/draw/loss rather than the
     /// game's result (0: the result only).
     pub search_value_share: f32,
-    /// Before a move that the late temperature drew off the search's choice, the outcome
-    /// part of the value target is that move's search win/draw/loss, not the game's
-    /// result (see [`crate::replay::outcome_targets`]).
+    /// Before a move that self-play marked explored (drawn by the late temperature, worse
+    /// than the search's choice), the outcome part of the value target is that move's
+    /// search win/draw/loss, not the game's result (see
+    /// [`crate::replay::outcome_targets`]).
     pub bootstrap_explored: bool,
     /// Removal decisions are drawn this many times as often as other samples (1:
     /// uniformly).
