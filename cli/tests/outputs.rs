@@ -90,6 +90,58 @@ fn selfplay_refuses_a_folder_that_holds_shards_unless_told_to_overwrite() {
     assert_ne!(std::fs::read(&old).unwrap(), b"an earlier run's games");
 }
 
+#[test]
+fn selfplay_branches_from_the_shards_it_is_given_and_asks_for_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/selfplay-six.toml");
+    let config = dir.path().join("branch.toml");
+    let text = std::fs::read_to_string(base).unwrap();
+    std::fs::write(&config, text + "\n[selfplay.branch_starts]\nshare = 1.0\n").unwrap();
+    let (earlier, later, stats) = (
+        dir.path().join("earlier"),
+        dir.path().join("later"),
+        dir.path().join("stats.json"),
+    );
+    let play = |config: &Path, out: &Path, extra: &[&str]| {
+        let mut args = vec!["selfplay", "--config", config.to_str().unwrap()];
+        args.extend(["--games", "4", "--simulations", "2", "--threads", "1"]);
+        args.extend(["--out", out.to_str().unwrap()]);
+        args.extend(extra);
+        kvarn(&args)
+    };
+    let (ok, _, err) = play(&config, &later, &[]);
+    assert!(!ok);
+    assert!(
+        err.contains("--branch-from") && err.contains("branch.toml"),
+        "{err}"
+    );
+    let (ok, _, err) = play(
+        &config,
+        &later,
+        &["--branch-from", earlier.to_str().unwrap()],
+    );
+    assert!(
+        !ok && err.contains("earlier") && err.contains("no shards"),
+        "{err}"
+    );
+    let (ok, _, err) = play(Path::new(base), &earlier, &[]);
+    assert!(ok, "{err}");
+    let from = ["--branch-from", earlier.to_str().unwrap(), "--stats"];
+    let (ok, out, err) = play(
+        &config,
+        &later,
+        &[&from[..], &[stats.to_str().unwrap()]].concat(),
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("100.0% of games started from positions of earlier games"),
+        "{out}"
+    );
+    let figures: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(figures["branch_starts"], 4, "{figures}");
+}
+
 /// `kvarn match` of two quick agents in Five, writing to `out`, with `extra` arguments.
 fn quick_match(out: &Path, extra: &[&str]) -> (bool, String, String) {
     let mut args = vec![

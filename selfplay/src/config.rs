@@ -4,6 +4,7 @@
 pub use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
+use crate::branch::BranchStarts;
 use crate::starts::RandomStarts;
 
 /// How the root chooses where simulations go.
@@ -220,6 +221,8 @@ pub struct SelfPlayConfig {
     pub playout_cap: PlayoutCap,
     /// Games started from random positions of the moving phase (none by default).
     pub random_starts: RandomStarts,
+    /// Games started from positions of the previous generation's games (none by default).
+    pub branch_starts: BranchStarts,
     /// Endgame databases (off by default).
     pub endgame: EndgameUse,
     /// Where a training run's self-play games are played: on this machine, or on a Ray
@@ -309,6 +312,7 @@ impl Default for SelfPlayConfig {
             random_opening_plies: 0,
             playout_cap: PlayoutCap::default(),
             random_starts: RandomStarts::default(),
+            branch_starts: BranchStarts::default(),
             endgame: EndgameUse::default(),
             backend: Backend::Local,
             ray: RayConfig::default(),
@@ -425,6 +429,12 @@ impl SelfPlayConfig {
             "must be in 0..=1",
         )?;
         self.random_starts.validate()?;
+        self.branch_starts.validate()?;
+        SettingError::check(
+            self.random_starts.share + self.branch_starts.share <= 1.0,
+            "selfplay.branch_starts.share",
+            "and selfplay.random_starts.share add up to more than 1",
+        )?;
         SettingError::check(
             (0.0..=1.0).contains(&self.endgame.decisive_starts),
             "selfplay.endgame.decisive_starts",

@@ -9,10 +9,12 @@
 //! - [`selfplay`]: threads of interleaved games sharing network batches, playout cap
 //!   randomisation, shards.
 //! - [`starts`]: random starting positions of the moving phase.
+//! - [`branch`]: starts from positions of the previous generation's games.
 //! - [`exact`]: training samples drawn from the endgame databases, labelled exactly.
 //! - [`shard`]: the record format.
 
 pub mod agent;
+pub mod branch;
 pub mod config;
 pub mod endgame;
 pub mod engine;
@@ -25,6 +27,7 @@ pub mod starts;
 pub mod tree;
 
 pub use agent::{SearchAgent, SearchPlayer};
+pub use branch::{BranchPool, BranchStarts};
 pub use config::{
     Backend, EndgameUse, PlayoutCap, RayConfig, RootSearch, RootValue, SearchConfig,
     SelfPlayConfig, SettingError,

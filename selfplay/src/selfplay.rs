@@ -15,6 +15,7 @@ use kvarn_game::{BatchError, BatchSim, ENCODING_VERSION, Game, Move, Rules, Stat
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use crate::branch::BranchPool;
 use crate::config::{RootSearch, SearchConfig, SelfPlayConfig, SettingError};
 use crate::endgame::Endgame;
 use crate::evaluator::{EvalCache, Evaluator};
@@ -48,6 +49,10 @@ pub struct SelfPlayJob {
     pub model: String,
     /// Endgame databases, for `selfplay.endgame` (required when it is on).
     pub endgame: Option<Arc<Endgame>>,
+    /// Positions of the previous generation's games, for `selfplay.branch_starts`: empty
+    /// (the first generation's, or a job without earlier games), every game that would
+    /// branch starts as the others do.
+    pub branch_from: Arc<BranchPool>,
 }
 
 /// One finished game.
@@ -67,6 +72,8 @@ pub struct PlayedGame {
     pub played_out: bool,
     /// Whether it started from a random position (`selfplay.random_starts`).
     pub random_start: bool,
+    /// Whether it started from a position of an earlier game (`selfplay.branch_starts`).
+    pub branch_start: bool,
 }
 
 /// What a run did and where its time went.
@@ -97,6 +104,8 @@ pub struct SelfPlayStats {
     pub played_out: u64,
     /// Games that started from a random position.
     pub random_starts: u64,
+    /// Games that started from a position of an earlier game.
+    pub branch_starts: u64,
     /// Cache hits and misses.
     pub cache_hits: u64,
     /// Cache misses.
@@ -123,6 +132,7 @@ impl SelfPlayStats {
         self.adjudicated += u64::from(game.adjudicated);
         self.played_out += u64::from(game.played_out);
         self.random_starts += u64::from(game.random_start);
+        self.branch_starts += u64::from(game.branch_start);
     }
 
     fn add(&mut self, o: &SelfPlayStats) {
@@ -140,6 +150,7 @@ impl SelfPlayStats {
         self.adjudicated += o.adjudicated;
         self.played_out += o.played_out;
         self.random_starts += o.random_starts;
+        self.branch_starts += o.branch_starts;
         self.cache_misses += o.cache_misses;
         self.shards.extend(o.shards.iter().cloned());
     }
@@ -294,6 +305,21 @@ struct Slot {
     reached_databases: bool,
     /// Started from a random position.
     random_start: bool,
+    /// Started from a position of an earlier game.
+    branch_start: bool,
+    /// Plies from the slot's start whose moves are drawn at `search.temperature`.
+    temperature_plies: u32,
+}
+
+/// Where a game starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StartKind {
+    /// The empty board, after the random opening.
+    Empty,
+    /// A random position (`selfplay.random_starts`).
+    Random,
+    /// A position of an earlier game (`selfplay.branch_starts`), where there is one.
+    Branch,
 }
 
 /// What one thread plays: the games it keeps in flight as one [`BatchSim`] (which steps,
@@ -389,22 +415,31 @@ impl<E: Evaluator> Worker<'_, E> {
     }
 
     /// Game `next_game` in slot `i` of the simulator: from a random position (a share
-    /// of the games, never adjudicated), or from the empty board after its random opening.
+    /// of the games, never adjudicated), from a position of the previous generation's
+    /// games (another share), or from the empty board after its random opening.
     fn new_game(&mut self, i: usize) -> Result<Slot, SelfPlayError> {
         let (job, index) = (self.job, self.next_game);
         let mut rng = game_rng(job.seed, index);
-        let starts = &job.selfplay.random_starts;
-        let random_start = drawn(job.seed, RANDOM_START_STREAM, index) < starts.share;
-        let game = if random_start {
-            let game = self
+        let start = self.start_kind(index);
+        let branch = match start {
+            StartKind::Branch => job.branch_from.draw(&mut rng),
+            _ => None,
+        };
+        let game = match (start, branch) {
+            (StartKind::Random, _) => self
                 .draw_start(index, &mut rng)
-                .ok_or(SelfPlayError::NoRandomStart { game: index })?;
+                .ok_or(SelfPlayError::NoRandomStart { game: index })?,
+            // The pool holds only positions the rules take as a start.
+            (_, Some(position)) => Game::from_position(job.rules, position)
+                .map_err(|e| SelfPlayError::Simulator(BatchError::Start(e)))?,
+            _ => Game::new(job.rules),
+        };
+        if start == StartKind::Random || branch.is_some() {
             self.sim.reset_to(i, *game.position())?;
-            game
         } else {
             self.sim.reset(i)?;
-            Game::new(job.rules)
-        };
+        }
+        let random_start = start == StartKind::Random;
         let mut s = Slot {
             index,
             search: GameSearch::new(game),
@@ -414,11 +449,31 @@ impl<E: Evaluator> Worker<'_, E> {
             play_out: random_start || plays_out(job, index),
             reached_databases: false,
             random_start,
+            branch_start: branch.is_some(),
+            temperature_plies: match branch {
+                Some(_) => job.selfplay.branch_starts.temperature_plies,
+                None => self.ctx.config.temperature_plies,
+            },
         };
-        if !random_start {
+        if !random_start && branch.is_none() {
             play_random_opening(self.ctx, job, &mut s, &mut self.sim, i)?;
         }
         Ok(s)
+    }
+
+    /// Where game `index` starts, drawn from the run's seed and the index alone: the
+    /// first `random_starts.share` of the draws start randomly, the next
+    /// `branch_starts.share` from earlier games.
+    fn start_kind(&self, index: u64) -> StartKind {
+        let cfg = &self.job.selfplay;
+        let draw = drawn(self.job.seed, RANDOM_START_STREAM, index);
+        if draw < cfg.random_starts.share {
+            StartKind::Random
+        } else if draw < cfg.random_starts.share + cfg.branch_starts.share {
+            StartKind::Branch
+        } else {
+            StartKind::Empty
+        }
     }
 
     /// Game `index`'s random start: a decisive one (a certain win or loss in the
@@ -587,7 +642,7 @@ fn finish_move(
     let cfg = &job.selfplay;
     let ply = sim.plies()[i];
     let temperature = match ctx.config.root {
-        RootSearch::Puct if ply < ctx.config.temperature_plies => ctx.config.temperature,
+        RootSearch::Puct if ply < s.temperature_plies => ctx.config.temperature,
         RootSearch::Puct => ctx.config.late_temperature,
         RootSearch::Gumbel => 0.0,
     };
@@ -602,7 +657,7 @@ fn finish_move(
         policy: result.policy,
         // Only the late temperature's: the opening's draws vary the starts, as the random
         // opening plies do, and are part of what the result is the result of.
-        explored: result.explored && ply >= ctx.config.temperature_plies,
+        explored: result.explored && ply >= s.temperature_plies,
     });
     let ended = sim.step_one(i, result.action)?;
     s.search.play(ctx, result.action, ctx.config.reuse_tree);
@@ -691,6 +746,7 @@ fn finished_game(s: &mut Slot, white: i8, plies: u32) -> PlayedGame {
         adjudicated: false,
         played_out: s.reached_databases && !s.random_start,
         random_start: s.random_start,
+        branch_start: s.branch_start,
     }
 }
 

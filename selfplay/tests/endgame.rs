@@ -186,6 +186,7 @@ fn five_job(play_out_share: f64) -> SelfPlayJob {
         shard_prefix: "test".into(),
         model: "uniform".into(),
         endgame: Some(Arc::new(kvarn_selfplay::Endgame::new(solver))),
+        branch_from: Default::default(),
     }
 }
 
@@ -636,6 +637,7 @@ fn random_starts_are_never_committed_benchmark_positions() {
         shard_prefix: "test".into(),
         model: "uniform".into(),
         endgame: None,
+        branch_from: Default::default(),
     };
     let (_, played) = run(&job, &uniform(&rules), None).unwrap();
     assert_eq!(played.len() as u64, games);

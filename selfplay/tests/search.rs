@@ -1,13 +1,16 @@
 //! Tree search and self-play: tactics with a uniform network, batching that changes
-//! nothing, and shards that round-trip and refuse damage.
+//! nothing, games started from earlier games' positions, and shards that round-trip and
+//! refuse damage.
+
+use std::sync::Arc;
 
 use kvarn_game::{
     ActionSpace, Bitboard, Color, Game, Position, Rules, Setup, Square, Variant, encoding,
 };
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
-    Advance, EvalCache, Evaluator, GameSearch, PlayoutCap, RootSearch, RootValue, SearchConfig,
-    SearchContext, SelfPlayConfig, SelfPlayJob, UniformEvaluator, read_shard, run,
+    Advance, BranchPool, EvalCache, Evaluator, GameSearch, PlayoutCap, RootSearch, RootValue,
+    SearchConfig, SearchContext, SelfPlayConfig, SelfPlayJob, UniformEvaluator, read_shard, run,
     selfplay::game_rng,
 };
 
@@ -327,6 +330,7 @@ fn job(
         shard_prefix: "test".into(),
         model: "hash".into(),
         endgame: None,
+        branch_from: Default::default(),
     }
 }
 
@@ -394,6 +398,91 @@ fn random_openings_vary_the_starts_are_not_samples_and_stay_reproducible() {
     assert!(skipped > 12, "openings of 0..=6 plies, {skipped} in all");
     let (_, plain) = run(&job(12, 1, 1, RootSearch::Puct, None), &eval, None).unwrap();
     assert!(plain.iter().all(|g| g.plies as usize == g.samples.len()));
+}
+
+/// The branch pool of a plain job's games, and the keys of every position they searched.
+fn earlier_games(eval: &HashEvaluator) -> (BranchPool, std::collections::HashSet<u64>) {
+    let (_, earlier) = run(&job(8, 4, 1, RootSearch::Puct, None), eval, None).unwrap();
+    let samples = || earlier.iter().flat_map(|g| &g.samples);
+    let keys = samples().map(|s| s.position.key()).collect();
+    (BranchPool::from_samples(&six(), samples()), keys)
+}
+
+#[test]
+fn branch_starts_begin_at_earlier_games_moving_positions_and_skip_the_opening() {
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    let (pool, searched) = earlier_games(&eval);
+    let pool = Arc::new(pool);
+    assert!(pool.len() > 50, "{} moving-phase positions", pool.len());
+    let branching = |pool: Arc<BranchPool>, games_per_thread, threads| {
+        let mut j = job(16, games_per_thread, threads, RootSearch::Puct, None);
+        j.selfplay.random_opening_plies = 6;
+        j.selfplay.branch_starts.share = 0.5;
+        j.branch_from = pool;
+        run(&j, &eval, None).unwrap()
+    };
+    let (stats, games) = branching(pool.clone(), 1, 1);
+    let branched: Vec<_> = games.iter().filter(|g| g.branch_start).collect();
+    assert_eq!(stats.branch_starts, branched.len() as u64);
+    assert!(
+        (3..=13).contains(&branched.len()),
+        "{} of 16 games branched",
+        branched.len()
+    );
+    for g in &branched {
+        let first = g.samples[0].position;
+        assert_eq!(first.in_hand(Color::White) + first.in_hand(Color::Black), 0);
+        assert!(
+            searched.contains(&first.key()),
+            "game {}: not an earlier position",
+            g.index
+        );
+        // No random opening before a branch: every ply is a sample.
+        assert_eq!(g.plies as usize, g.samples.len(), "game {}", g.index);
+        assert!(!g.random_start);
+    }
+    // Choosing a game's kind disturbs no other game; the games repeat however they are
+    // interleaved; an empty pool (a run's first generation) starts every game as usual.
+    let (none, plain) = branching(Arc::default(), 1, 1);
+    assert_eq!(none.branch_starts, 0);
+    for (a, b) in games.iter().zip(&plain) {
+        if !a.branch_start {
+            assert_eq!(a, b);
+        }
+    }
+    assert_eq!(
+        games,
+        branching(pool, 4, 2).1,
+        "the same games however interleaved"
+    );
+}
+
+#[test]
+fn branch_games_draw_their_first_moves_at_the_opening_temperature_only() {
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    let mut j = job(16, 4, 1, RootSearch::Puct, None);
+    j.branch_from = Arc::new(earlier_games(&eval).0);
+    j.selfplay.branch_starts.share = 1.0;
+    j.selfplay.branch_starts.temperature_plies = 2;
+    j.search.temperature_plies = 200;
+    j.search.late_temperature = 1.0;
+    let (_, games) = run(&j, &eval, None).unwrap();
+    assert!(games.iter().all(|g| g.branch_start));
+    // Moves drawn after the branch's own temperature plies are the late temperature's,
+    // marked where worse than the search's choice; the two before are not.
+    let marked: usize = games
+        .iter()
+        .flat_map(|g| g.samples.iter().skip(2))
+        .filter(|s| s.explored)
+        .count();
+    assert!(marked > 0, "no late move marked after the branch");
+    assert!(
+        games
+            .iter()
+            .all(|g| g.samples.iter().take(2).all(|s| !s.explored))
+    );
 }
 
 #[test]

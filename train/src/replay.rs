@@ -118,16 +118,8 @@ impl ReplayWindow {
     ) -> Result<ReplayWindow, ReplayError> {
         let mut w = ReplayWindow::new(rules);
         for shards in generations {
-            let (mut games, mut exact) = (Vec::new(), Vec::new());
-            for path in shards {
-                let (header, samples) = read_rules_shard(rules, path)?;
-                match header.source {
-                    SampleSource::Games => games.extend(games_of_shard(&header, samples)),
-                    SampleSource::Databases => exact.extend(samples),
-                }
-            }
-            games.sort_by_key(|(index, _)| *index);
-            for (_, samples) in games {
+            let (games, exact) = read_generation(rules, shards)?;
+            for samples in games {
                 w.outcomes
                     .extend(outcome_targets(&samples, bootstrap_explored));
                 w.samples.extend(samples);
@@ -306,6 +298,27 @@ fn read_rules_shard(rules: Rules, path: &Path) -> Result<(ShardHeader, Vec<Sampl
         });
     }
     Ok((header, samples))
+}
+
+/// One generation's shards: the samples of each game, the games in the order of their
+/// index whatever shards they were written in, and the samples from the databases.
+///
+/// # Errors
+/// A shard is damaged or of other rules.
+pub fn read_generation(
+    rules: Rules,
+    shards: &[PathBuf],
+) -> Result<(Vec<Vec<Sample>>, Vec<Sample>), ReplayError> {
+    let (mut games, mut exact) = (Vec::new(), Vec::new());
+    for path in shards {
+        let (header, samples) = read_rules_shard(rules, path)?;
+        match header.source {
+            SampleSource::Games => games.extend(games_of_shard(&header, samples)),
+            SampleSource::Databases => exact.extend(samples),
+        }
+    }
+    games.sort_by_key(|(index, _)| *index);
+    Ok((games.into_iter().map(|(_, s)| s).collect(), exact))
 }
 
 /// The games of a shard of games: each game's index and its samples.

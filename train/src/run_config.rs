@@ -451,6 +451,13 @@ impl RunConfig {
             "cuts the outcome at moves the late temperature drew: set search.late_temperature \
              above 0 (with the puct root)",
         )?;
+        SettingError::check(
+            self.selfplay.branch_starts.share == 0.0
+                || self.selfplay.backend == kvarn_selfplay::Backend::Local,
+            "selfplay.branch_starts.share",
+            "branch starts are drawn from the previous generation's shards on this machine: \
+             not yet with backend = \"ray\"",
+        )?;
         self.solver.validate(self.rules.variant())
     }
 }

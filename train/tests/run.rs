@@ -97,6 +97,7 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
         shard_prefix: "selfplay".into(),
         model: "partial".into(),
         endgame: None,
+        branch_from: Default::default(),
     };
     let eval = kvarn_selfplay::UniformEvaluator {
         input_len: kvarn_game::encoding::input_len(&cfg2.rules),

@@ -88,6 +88,31 @@ fn a_missing_database_folder_is_refused_unless_it_will_be_built() {
 }
 
 #[test]
+fn branch_starts_are_refused_beyond_the_games_left_or_on_a_ray_cluster() {
+    let starts = |random: f64, branch: f64| {
+        format!(
+            "{BASE}\n[selfplay.random_starts]\nshare = {random:?}\n\
+             [selfplay.branch_starts]\nshare = {branch:?}\n"
+        )
+    };
+    RunConfig::parse(&starts(0.25, 0.75), "test.toml").unwrap();
+    let e = refusal(&starts(0.5, 0.75));
+    assert!(
+        e.contains("selfplay.branch_starts.share") && e.contains("random_starts.share"),
+        "{e}"
+    );
+    let e = refusal(&starts(0.0, 1.5));
+    assert!(e.contains("selfplay.branch_starts.share"), "{e}");
+    let ray =
+        format!("{BASE}\n[selfplay]\nbackend = \"ray\"\n[selfplay.branch_starts]\nshare = 0.25\n");
+    let e = refusal(&ray);
+    assert!(
+        e.contains("selfplay.branch_starts.share") && e.contains("ray"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_device_not_built_in_is_refused() {
     if kvarn_model::DeviceChoice::Wgpu.device().is_ok() {
         return;

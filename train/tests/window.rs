@@ -29,6 +29,7 @@ fn shards(rules: Rules, games_per_shard: usize, skip: &[u64], dir: &std::path::P
         shard_prefix: "selfplay".into(),
         model: "uniform".into(),
         endgame: None,
+        branch_from: Default::default(),
     };
     let eval = UniformEvaluator {
         input_len: kvarn_game::encoding::input_len(&rules),

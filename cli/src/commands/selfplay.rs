@@ -9,9 +9,10 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_model::{DeviceChoice, Inference, InferencePath, Network, file};
 use kvarn_selfplay::shard::SHARD_EXTENSION;
-use kvarn_selfplay::{Endgame, SelfPlayJob, SelfPlayStats, run};
+use kvarn_selfplay::{BranchPool, Endgame, SelfPlayJob, SelfPlayStats, run};
 
 use kvarn_train::RunConfig;
+use kvarn_train::replay::read_generation;
 
 /// Arguments of `kvarn selfplay`.
 #[derive(Args, Debug)]
@@ -56,6 +57,11 @@ pub struct PlayArgs {
     /// Folder of the endgame databases (default: the configuration's `solver.db`).
     #[arg(long)]
     db: Option<PathBuf>,
+    /// Folder of earlier games' shards (a run's `shards/gen-NNNN`) that the
+    /// configuration's `[selfplay.branch_starts]` draw their positions from (required
+    /// when it has a share).
+    #[arg(long)]
+    branch_from: Option<PathBuf>,
     /// Seed (default: the configuration's).
     #[arg(long)]
     seed: Option<u64>,
@@ -144,6 +150,7 @@ fn prepare(args: &PlayArgs, out: Option<PathBuf>) -> anyhow::Result<Prepared> {
         shard_prefix: "selfplay".into(),
         model: model_name,
         endgame,
+        branch_from: Arc::new(branch_pool(args, &config)?),
     };
     Ok(Prepared { job, engine })
 }
@@ -204,6 +211,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
             "adjudicated": stats.adjudicated,
             "played_out": stats.played_out,
             "random_starts": stats.random_starts,
+            "branch_starts": stats.branch_starts,
             "seconds": stats.elapsed.as_secs_f64(),
         });
         std::fs::write(path, figures.to_string())
@@ -272,6 +280,38 @@ fn print_stats(stats: &SelfPlayStats, engine: &Inference) {
             share(stats.random_starts)
         );
     }
+    if stats.branch_starts > 0 {
+        outln!(
+            "{:.1}% of games started from positions of earlier games",
+            share(stats.branch_starts)
+        );
+    }
+}
+
+/// The positions of `--branch-from`'s games, for `[selfplay.branch_starts]`.
+fn branch_pool(args: &PlayArgs, config: &RunConfig) -> anyhow::Result<BranchPool> {
+    let share = config.selfplay.branch_starts.share;
+    let Some(dir) = &args.branch_from else {
+        anyhow::ensure!(
+            share == 0.0,
+            "{}: selfplay.branch_starts.share is {share}: give --branch-from with a folder of \
+             earlier games' shards to draw the starts from (or set the share to 0)",
+            args.config.display()
+        );
+        return Ok(BranchPool::default());
+    };
+    let files = shards_in(dir)?;
+    anyhow::ensure!(
+        !files.is_empty(),
+        "--branch-from {}: no shards",
+        dir.display()
+    );
+    let (games, _) = read_generation(config.rules, &files)
+        .with_context(|| format!("--branch-from {}", dir.display()))?;
+    Ok(BranchPool::from_samples(
+        &config.rules,
+        games.iter().flatten(),
+    ))
 }
 
 /// The shard files in `dir` (none where it does not exist).

@@ -10,13 +10,14 @@ use kvarn_game::ENCODING_VERSION;
 use kvarn_model::{Inference, InferencePath, Network};
 use kvarn_selfplay::exact;
 use kvarn_selfplay::{
-    Backend, Endgame, ExactSampling, SampleSource, SelfPlayJob, SelfPlayStats, ShardHeader,
-    read_shard, write_shard,
+    Backend, BranchPool, Endgame, ExactSampling, SampleSource, SelfPlayJob, SelfPlayStats,
+    ShardHeader, read_shard, write_shard,
 };
 
 use super::stream;
 use crate::cluster::{self, ClusterFigures, ClusterJob};
 use crate::error::RunError;
+use crate::replay::read_generation;
 use crate::run_config::RunConfig;
 use crate::run_dir::RunDir;
 
@@ -127,11 +128,36 @@ pub fn play(
         shard_prefix: "selfplay".into(),
         model: file.display().to_string(),
         endgame: endgame.cloned(),
+        branch_from: Arc::new(branch_pool(config, dir, g)?),
     };
     let engine = Inference::new(network, InferencePath::Fastest).single_threaded();
     let (stats, _) = kvarn_selfplay::run(&job, &engine, progress)?;
     exact_samples(stage)?;
     Ok((stats, None))
+}
+
+/// The positions generation `g`'s branch starts are drawn from (`selfplay.branch_starts`):
+/// the moving-phase positions of generation `g − 1`'s games, in the order of the games'
+/// indices (so that a resumed generation draws the same); none without branch starts or
+/// before the first generation.
+///
+/// # Errors
+/// A shard of generation `g − 1` is unreadable.
+fn branch_pool(config: &RunConfig, dir: &RunDir, g: u32) -> Result<BranchPool, RunError> {
+    if config.selfplay.branch_starts.share == 0.0 || g <= 1 {
+        return Ok(BranchPool::default());
+    }
+    let files = dir
+        .shard_files(g - 1)
+        .map_err(|e| RunError::io(&dir.shards(g - 1), e))?;
+    let (games, _) = read_generation(config.rules, &files)?;
+    let pool = BranchPool::from_samples(&config.rules, games.iter().flatten());
+    tracing::debug!(
+        generation = g,
+        positions = pool.len(),
+        "branch starts drawn from"
+    );
+    Ok(pool)
 }
 
 /// Writes the generation's exact samples from the endgame databases
