@@ -12,17 +12,20 @@ use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 use crate::config::SettingError;
+use crate::endgame::Endgame;
 use crate::shard::Sample;
 
 /// Games started from positions of earlier games (`[selfplay.branch_starts]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BranchStarts {
-    /// Share of the games that start from a position of the previous generation's games
-    /// (of those not started from a random position: the two shares add up to at most 1).
+    /// Share of all games that start from a position of the previous generation's games
+    /// (with `random_starts.share`, at most 1: the rest start from the empty board).
     pub share: f64,
     /// Plies after the branch point whose moves are drawn at `search.temperature` (the
-    /// branch itself), before the game turns greedy (or to `search.late_temperature`).
+    /// branch itself), before the game turns greedy (or to `search.late_temperature`);
+    /// in place of `search.temperature_plies` for these games. The Gumbel root draws no
+    /// moves at a temperature, so it ignores both.
     pub temperature_plies: u32,
 }
 
@@ -64,13 +67,21 @@ pub struct BranchPool {
 
 impl BranchPool {
     /// The moving-phase positions (no man in hand on either side) among `samples`, in
-    /// their order, that the rules take as a start and that are not over.
-    pub fn from_samples<'a>(rules: &Rules, samples: impl IntoIterator<Item = &'a Sample>) -> Self {
+    /// their order, that the rules take as a start, that are not over, and whose value
+    /// `endgame`'s databases (where given) do not already know: a game from those would
+    /// be adjudicated at once, or searched to an exact value the network learns from
+    /// exact samples more cheaply.
+    pub fn from_samples<'a>(
+        rules: &Rules,
+        samples: impl IntoIterator<Item = &'a Sample>,
+        endgame: Option<&Endgame>,
+    ) -> Self {
+        let open = |g: &Game| !g.status().is_over() && endgame.is_none_or(|e| e.probe(g).is_none());
         let positions = samples
             .into_iter()
             .map(|s| s.position)
             .filter(|p| p.in_hand(Color::White) == 0 && p.in_hand(Color::Black) == 0)
-            .filter(|p| Game::from_position(*rules, *p).is_ok_and(|g| !g.status().is_over()))
+            .filter(|p| Game::from_position(*rules, *p).is_ok_and(|g| open(&g)))
             .collect();
         BranchPool { positions }
     }

@@ -54,7 +54,8 @@ pub struct SearchConfig {
     pub dirichlet_epsilon: f32,
     /// Move temperature for the first `temperature_plies` plies.
     pub temperature: f32,
-    /// Plies played with `temperature`.
+    /// Plies played with `temperature` (in games started from an earlier game's position,
+    /// `selfplay.branch_starts.temperature_plies` instead).
     pub temperature_plies: u32,
     /// Move temperature after those plies (0: the most visited move). A low one varies
     /// only among moves the search cannot tell apart: where the network calls every move

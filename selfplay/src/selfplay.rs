@@ -189,6 +189,17 @@ pub enum SelfPlayError {
         /// The game's index in the run.
         game: u64,
     },
+    /// A position of the branch pool is not a start the rules take (a bug: the pool keeps
+    /// only those).
+    #[error("game {game}: the branch start {position} is refused: {source}")]
+    BranchStart {
+        /// The game's index in the run.
+        game: u64,
+        /// The position, in the position-string notation.
+        position: String,
+        /// Why the rules refuse it.
+        source: kvarn_game::SetupError,
+    },
     /// A committed benchmark set, whose positions random starts avoid, does not read.
     #[error("the committed benchmark sets, which random starts avoid: {0}")]
     Benchmark(#[from] kvarn_eval::EvalError),
@@ -430,8 +441,13 @@ impl<E: Evaluator> Worker<'_, E> {
                 .draw_start(index, &mut rng)
                 .ok_or(SelfPlayError::NoRandomStart { game: index })?,
             // The pool holds only positions the rules take as a start.
-            (_, Some(position)) => Game::from_position(job.rules, position)
-                .map_err(|e| SelfPlayError::Simulator(BatchError::Start(e)))?,
+            (_, Some(position)) => Game::from_position(job.rules, position).map_err(|source| {
+                SelfPlayError::BranchStart {
+                    game: index,
+                    position: position.to_position_string(&job.rules),
+                    source,
+                }
+            })?,
             _ => Game::new(job.rules),
         };
         if start == StartKind::Random || branch.is_some() {

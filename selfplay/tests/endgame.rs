@@ -10,7 +10,7 @@ use kvarn_game::{ActionSpace, Color, Game, Rules, Variant, encoding};
 use kvarn_selfplay::exact::canonical_key;
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
-    Advance, EndgameUse, EvalCache, Evaluator, GameSearch, RandomStarts, SearchConfig,
+    Advance, BranchPool, EndgameUse, EvalCache, Evaluator, GameSearch, RandomStarts, SearchConfig,
     SearchContext, SearchPlayer, SelfPlayConfig, SelfPlayJob, StartPhase, UniformEvaluator, run,
     selfplay::game_rng,
 };
@@ -321,6 +321,30 @@ fn assert_only_random_starts_differ_and_a_seed_repeats(
         again.as_slice(),
         "the same seed gives the same games"
     );
+}
+
+/// Branch starts leave out positions whose value the databases know: with adjudication
+/// their games would end before a move.
+#[test]
+fn branch_pools_leave_out_positions_the_databases_know() {
+    let job = five_job(1.0);
+    let (_, games) = run(&job, &uniform(&job.rules), None).unwrap();
+    let samples = || games.iter().flat_map(|g| &g.samples);
+    let endgame = job.endgame.as_deref().unwrap();
+    let all = BranchPool::from_samples(&job.rules, samples(), None);
+    let open = BranchPool::from_samples(&job.rules, samples(), Some(endgame));
+    assert!(
+        open.len() < all.len() && !open.is_empty(),
+        "{} of {} moving-phase positions open",
+        open.len(),
+        all.len()
+    );
+    let mut rng = game_rng(1, 0);
+    for _ in 0..200 {
+        let p = open.draw(&mut rng).unwrap();
+        let game = Game::from_position(job.rules, p).unwrap();
+        assert_eq!(endgame.probe(&game), None, "{p:?}");
+    }
 }
 
 #[test]

@@ -405,7 +405,7 @@ fn earlier_games(eval: &HashEvaluator) -> (BranchPool, std::collections::HashSet
     let (_, earlier) = run(&job(8, 4, 1, RootSearch::Puct, None), eval, None).unwrap();
     let samples = || earlier.iter().flat_map(|g| &g.samples);
     let keys = samples().map(|s| s.position.key()).collect();
-    (BranchPool::from_samples(&six(), samples()), keys)
+    (BranchPool::from_samples(&six(), samples(), None), keys)
 }
 
 #[test]

@@ -53,6 +53,13 @@ pub enum RunError {
     /// The configuration, with the settings of a resume, cannot be used.
     #[error(transparent)]
     Config(#[from] crate::run_config::ConfigError),
+    /// The previous generation's shards, which branch starts are drawn from, are gone.
+    #[error(
+        "{}: no shards of the previous generation to draw selfplay.branch_starts from (a \
+         resumed generation must draw from the same games)",
+        .0.display()
+    )]
+    NoBranchShards(PathBuf),
     /// A resume that cannot reproduce the uninterrupted run, not allowed.
     #[error("{0}; resume with --inexact to go on anyway (the manifest records it)")]
     Inexact(String),

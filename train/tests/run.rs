@@ -1,6 +1,7 @@
 //! The generation loop: a small run finishes with its models, shards, manifest and
-//! TensorBoard files, and a run stopped during self-play or training resumes without
-//! losing or repeating games.
+//! TensorBoard files, a run stopped during self-play or training resumes without losing
+//! or repeating games, and games branched from the previous generation's are the same
+//! every time.
 
 use std::collections::BTreeSet;
 
@@ -145,6 +146,71 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
     {
         assert!((p - q).abs() < 1e-5, "resumed {p} vs uninterrupted {q}");
     }
+}
+
+/// Every sample of generation `g`'s shards, shard by shard.
+fn samples_of(dir: &RunDir, g: u32) -> Vec<kvarn_selfplay::Sample> {
+    let files = dir.shard_files(g).unwrap();
+    files
+        .iter()
+        .flat_map(|p| read_shard(p).unwrap().1)
+        .collect()
+}
+
+#[test]
+fn branch_starts_draw_from_the_previous_generation_the_same_games_every_time() {
+    let mut cfg = config(2);
+    cfg.selfplay.branch_starts.share = 1.0;
+    let dir = tempfile::tempdir().unwrap();
+    let d = &RunDir::new(dir.path());
+    begin(&cfg, d).unwrap();
+    run(d, &gens(1), None, |_, _| {}).unwrap();
+    let earlier: BTreeSet<u64> = samples_of(d, 1).iter().map(|s| s.position.key()).collect();
+    let (again_dir, gone_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (again, gone) = (
+        &RunDir::new(again_dir.path()),
+        &RunDir::new(gone_dir.path()),
+    );
+    copy_dir(d.root(), again.root());
+    copy_dir(d.root(), gone.root());
+    run(d, &gens(2), None, |_, _| {}).unwrap();
+    run(again, &gens(2), None, |_, _| {}).unwrap();
+    assert_eq!(games_of(d, 2), [0, 1, 2, 3, 4, 5]);
+    let (first, second) = (samples_of(d, 2), samples_of(again, 2));
+    assert_eq!(first, second, "generation 2 plays the same games again");
+    // Generation 1 had no earlier games and started from the empty board; every game of
+    // generation 2 starts at a moving-phase position generation 1 searched.
+    let starts: Vec<_> = dir_games(d, 2).into_iter().map(|g| g[0].position).collect();
+    assert_eq!(starts.len(), 6);
+    for p in starts {
+        assert!(
+            earlier.contains(&p.key()),
+            "{p:?}: not a generation-1 position"
+        );
+        assert_eq!(p.in_hand(kvarn_game::Color::White), 0);
+    }
+    // Without generation 1's shards, generation 2 would draw other games: refused, even
+    // where the replay window is allowed to differ.
+    std::fs::remove_dir_all(gone.shards(1)).unwrap();
+    let inexact = RunOptions {
+        allow_inexact: true,
+        ..gens(2)
+    };
+    let e = run(gone, &inexact, None, |_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("selfplay.branch_starts") && e.contains("gen-0001"),
+        "{e}"
+    );
+}
+
+/// The samples of each game of generation `g`, in the order of the games' indices.
+fn dir_games(dir: &RunDir, g: u32) -> Vec<Vec<kvarn_selfplay::Sample>> {
+    let files = dir.shard_files(g).unwrap();
+    kvarn_train::replay::read_generation(Rules::new(Variant::Six), &files)
+        .unwrap()
+        .0
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {

@@ -149,8 +149,8 @@ fn prepare(args: &PlayArgs, out: Option<PathBuf>) -> anyhow::Result<Prepared> {
         out,
         shard_prefix: "selfplay".into(),
         model: model_name,
+        branch_from: Arc::new(branch_pool(args, &config, endgame.as_deref())?),
         endgame,
-        branch_from: Arc::new(branch_pool(args, &config)?),
     };
     Ok(Prepared { job, engine })
 }
@@ -289,7 +289,11 @@ fn print_stats(stats: &SelfPlayStats, engine: &Inference) {
 }
 
 /// The positions of `--branch-from`'s games, for `[selfplay.branch_starts]`.
-fn branch_pool(args: &PlayArgs, config: &RunConfig) -> anyhow::Result<BranchPool> {
+fn branch_pool(
+    args: &PlayArgs,
+    config: &RunConfig,
+    endgame: Option<&Endgame>,
+) -> anyhow::Result<BranchPool> {
     let share = config.selfplay.branch_starts.share;
     let Some(dir) = &args.branch_from else {
         anyhow::ensure!(
@@ -308,10 +312,15 @@ fn branch_pool(args: &PlayArgs, config: &RunConfig) -> anyhow::Result<BranchPool
     );
     let (games, _) = read_generation(config.rules, &files)
         .with_context(|| format!("--branch-from {}", dir.display()))?;
-    Ok(BranchPool::from_samples(
-        &config.rules,
-        games.iter().flatten(),
-    ))
+    let pool = BranchPool::from_samples(&config.rules, games.iter().flatten(), endgame);
+    if pool.is_empty() {
+        tracing::warn!(
+            "--branch-from {}: no moving-phase position in its games: branch starts begin \
+             from the empty board",
+            dir.display()
+        );
+    }
+    Ok(pool)
 }
 
 /// The shard files in `dir` (none where it does not exist).

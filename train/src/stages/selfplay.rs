@@ -128,7 +128,7 @@ pub fn play(
         shard_prefix: "selfplay".into(),
         model: file.display().to_string(),
         endgame: endgame.cloned(),
-        branch_from: Arc::new(branch_pool(config, dir, g)?),
+        branch_from: Arc::new(branch_pool(config, dir, g, endgame.map(Arc::as_ref))?),
     };
     let engine = Inference::new(network, InferencePath::Fastest).single_threaded();
     let (stats, _) = kvarn_selfplay::run(&job, &engine, progress)?;
@@ -142,16 +142,33 @@ pub fn play(
 /// before the first generation.
 ///
 /// # Errors
-/// A shard of generation `g − 1` is unreadable.
-fn branch_pool(config: &RunConfig, dir: &RunDir, g: u32) -> Result<BranchPool, RunError> {
+/// Generation `g − 1`'s shards are gone (a resumed generation would play other games) or
+/// unreadable.
+fn branch_pool(
+    config: &RunConfig,
+    dir: &RunDir,
+    g: u32,
+    endgame: Option<&Endgame>,
+) -> Result<BranchPool, RunError> {
     if config.selfplay.branch_starts.share == 0.0 || g <= 1 {
         return Ok(BranchPool::default());
     }
+    let folder = dir.shards(g - 1);
     let files = dir
         .shard_files(g - 1)
-        .map_err(|e| RunError::io(&dir.shards(g - 1), e))?;
+        .map_err(|e| RunError::io(&folder, e))?;
+    if files.is_empty() {
+        return Err(RunError::NoBranchShards(folder));
+    }
     let (games, _) = read_generation(config.rules, &files)?;
-    let pool = BranchPool::from_samples(&config.rules, games.iter().flatten());
+    let pool = BranchPool::from_samples(&config.rules, games.iter().flatten(), endgame);
+    if pool.is_empty() {
+        tracing::warn!(
+            generation = g,
+            "no moving-phase position in the previous generation's games: its branch \
+             starts begin from the empty board"
+        );
+    }
     tracing::debug!(
         generation = g,
         positions = pool.len(),
