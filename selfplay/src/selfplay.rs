@@ -318,8 +318,6 @@ struct Slot {
     random_start: bool,
     /// Started from a position of an earlier game.
     branch_start: bool,
-    /// Plies from the slot's start whose moves are drawn at `search.temperature`.
-    temperature_plies: u32,
 }
 
 /// Where a game starts.
@@ -450,12 +448,13 @@ impl<E: Evaluator> Worker<'_, E> {
             })?,
             _ => Game::new(job.rules),
         };
-        if start == StartKind::Random || branch.is_some() {
+        let random_start = start == StartKind::Random;
+        let at_position = random_start || branch.is_some();
+        if at_position {
             self.sim.reset_to(i, *game.position())?;
         } else {
             self.sim.reset(i)?;
         }
-        let random_start = start == StartKind::Random;
         let mut s = Slot {
             index,
             search: GameSearch::new(game),
@@ -466,12 +465,8 @@ impl<E: Evaluator> Worker<'_, E> {
             reached_databases: false,
             random_start,
             branch_start: branch.is_some(),
-            temperature_plies: match branch {
-                Some(_) => job.selfplay.branch_starts.temperature_plies,
-                None => self.ctx.config.temperature_plies,
-            },
         };
-        if !random_start && branch.is_none() {
+        if !at_position {
             play_random_opening(self.ctx, job, &mut s, &mut self.sim, i)?;
         }
         Ok(s)
@@ -657,8 +652,14 @@ fn finish_move(
 ) -> Result<Option<PlayedGame>, SelfPlayError> {
     let cfg = &job.selfplay;
     let ply = sim.plies()[i];
+    // Plies from the game's start drawn at `search.temperature`: a branched game's own.
+    let temperature_plies = if s.branch_start {
+        cfg.branch_starts.temperature_plies
+    } else {
+        ctx.config.temperature_plies
+    };
     let temperature = match ctx.config.root {
-        RootSearch::Puct if ply < s.temperature_plies => ctx.config.temperature,
+        RootSearch::Puct if ply < temperature_plies => ctx.config.temperature,
         RootSearch::Puct => ctx.config.late_temperature,
         RootSearch::Gumbel => 0.0,
     };
@@ -673,7 +674,7 @@ fn finish_move(
         policy: result.policy,
         // Only the late temperature's: the opening's draws vary the starts, as the random
         // opening plies do, and are part of what the result is the result of.
-        explored: result.explored && ply >= s.temperature_plies,
+        explored: result.explored && ply >= temperature_plies,
     });
     let ended = sim.step_one(i, result.action)?;
     s.search.play(ctx, result.action, ctx.config.reuse_tree);

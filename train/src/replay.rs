@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use kvarn_game::{ActionSpace, Color, Rules, SYMMETRY_COUNT, encoding};
-use kvarn_selfplay::{Sample, SampleSource, ShardError, ShardHeader, read_shard};
+use kvarn_selfplay::{
+    BranchPool, Endgame, Sample, SampleSource, ShardError, ShardHeader, read_shard,
+};
 use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
 use rand::{Rng, RngExt};
@@ -319,6 +321,29 @@ pub fn read_generation(
     }
     games.sort_by_key(|(index, _)| *index);
     Ok((games.into_iter().map(|(_, s)| s).collect(), exact))
+}
+
+/// The branch starts' pool of one generation's `shards` (`selfplay.branch_starts`): its
+/// games' moving-phase positions in the order of the games' indices, so that the same
+/// shards give the same pool however they were written; warns when there is none.
+///
+/// # Errors
+/// A shard is damaged or of other rules.
+pub fn branch_pool(
+    rules: Rules,
+    shards: &[PathBuf],
+    endgame: Option<&Endgame>,
+) -> Result<BranchPool, ReplayError> {
+    let (games, _) = read_generation(rules, shards)?;
+    let pool = BranchPool::from_samples(&rules, games.iter().flatten(), endgame);
+    if pool.is_empty() {
+        tracing::warn!(
+            shards = shards.len(),
+            folder = ?shards.first().and_then(|p| p.parent()),
+            "no moving-phase position in these games: branch starts begin from the empty board"
+        );
+    }
+    Ok(pool)
 }
 
 /// The games of a shard of games: each game's index and its samples.

@@ -148,15 +148,6 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
     }
 }
 
-/// Every sample of generation `g`'s shards, shard by shard.
-fn samples_of(dir: &RunDir, g: u32) -> Vec<kvarn_selfplay::Sample> {
-    let files = dir.shard_files(g).unwrap();
-    files
-        .iter()
-        .flat_map(|p| read_shard(p).unwrap().1)
-        .collect()
-}
-
 #[test]
 fn branch_starts_draw_from_the_previous_generation_the_same_games_every_time() {
     let mut cfg = config(2);
@@ -165,7 +156,11 @@ fn branch_starts_draw_from_the_previous_generation_the_same_games_every_time() {
     let d = &RunDir::new(dir.path());
     begin(&cfg, d).unwrap();
     run(d, &gens(1), None, |_, _| {}).unwrap();
-    let earlier: BTreeSet<u64> = samples_of(d, 1).iter().map(|s| s.position.key()).collect();
+    let earlier: BTreeSet<u64> = dir_games(d, 1)
+        .iter()
+        .flatten()
+        .map(|s| s.position.key())
+        .collect();
     let (again_dir, gone_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (again, gone) = (
         &RunDir::new(again_dir.path()),
@@ -176,11 +171,15 @@ fn branch_starts_draw_from_the_previous_generation_the_same_games_every_time() {
     run(d, &gens(2), None, |_, _| {}).unwrap();
     run(again, &gens(2), None, |_, _| {}).unwrap();
     assert_eq!(games_of(d, 2), [0, 1, 2, 3, 4, 5]);
-    let (first, second) = (samples_of(d, 2), samples_of(again, 2));
-    assert_eq!(first, second, "generation 2 plays the same games again");
+    let games = dir_games(d, 2);
+    assert_eq!(
+        games,
+        dir_games(again, 2),
+        "generation 2 plays the same games again"
+    );
     // Generation 1 had no earlier games and started from the empty board; every game of
     // generation 2 starts at a moving-phase position generation 1 searched.
-    let starts: Vec<_> = dir_games(d, 2).into_iter().map(|g| g[0].position).collect();
+    let starts: Vec<_> = games.iter().map(|g| g[0].position).collect();
     assert_eq!(starts.len(), 6);
     for p in starts {
         assert!(

@@ -12,7 +12,7 @@ use kvarn_selfplay::shard::SHARD_EXTENSION;
 use kvarn_selfplay::{BranchPool, Endgame, SelfPlayJob, SelfPlayStats, run};
 
 use kvarn_train::RunConfig;
-use kvarn_train::replay::read_generation;
+use kvarn_train::replay;
 
 /// Arguments of `kvarn selfplay`.
 #[derive(Args, Debug)]
@@ -310,17 +310,8 @@ fn branch_pool(
         "--branch-from {}: no shards",
         dir.display()
     );
-    let (games, _) = read_generation(config.rules, &files)
-        .with_context(|| format!("--branch-from {}", dir.display()))?;
-    let pool = BranchPool::from_samples(&config.rules, games.iter().flatten(), endgame);
-    if pool.is_empty() {
-        tracing::warn!(
-            "--branch-from {}: no moving-phase position in its games: branch starts begin \
-             from the empty board",
-            dir.display()
-        );
-    }
-    Ok(pool)
+    replay::branch_pool(config.rules, &files, endgame)
+        .with_context(|| format!("--branch-from {}", dir.display()))
 }
 
 /// The shard files in `dir` (none where it does not exist).

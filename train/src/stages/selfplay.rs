@@ -17,7 +17,7 @@ use kvarn_selfplay::{
 use super::stream;
 use crate::cluster::{self, ClusterFigures, ClusterJob};
 use crate::error::RunError;
-use crate::replay::read_generation;
+use crate::replay;
 use crate::run_config::RunConfig;
 use crate::run_dir::RunDir;
 
@@ -160,15 +160,7 @@ fn branch_pool(
     if files.is_empty() {
         return Err(RunError::NoBranchShards(folder));
     }
-    let (games, _) = read_generation(config.rules, &files)?;
-    let pool = BranchPool::from_samples(&config.rules, games.iter().flatten(), endgame);
-    if pool.is_empty() {
-        tracing::warn!(
-            generation = g,
-            "no moving-phase position in the previous generation's games: its branch \
-             starts begin from the empty board"
-        );
-    }
+    let pool = replay::branch_pool(config.rules, &files, endgame)?;
     tracing::debug!(
         generation = g,
         positions = pool.len(),
