@@ -73,6 +73,13 @@ pub struct SearchConfig {
     /// move's by more than this: a move the search finds as good says as much of the
     /// position as the search's choice, and its game's result is kept.
     pub explored_value_gap: f32,
+    /// Forced playouts with policy-target pruning (KataGo; its `k`, 2 there; 0 is off).
+    /// In a search with root noise (self-play's full searches, PUCT), each root move gets
+    /// at least `sqrt(k * prior * root visits)` simulations, so that a move the noise
+    /// raised is looked at long enough to show whether it is good; the visits so forced
+    /// that did not earn themselves are taken back out of the policy target and the visit
+    /// counts the move is drawn from, so the target keeps what the search concluded.
+    pub forced_playouts: f32,
     /// Gumbel: actions sampled at the root (k of Gumbel-Top-k).
     pub gumbel_actions: u32,
     /// Gumbel: `c_visit` of the completed-Q transform.
@@ -112,6 +119,7 @@ impl Default for SearchConfig {
             late_temperature: 0.0,
             temperature_value_cutoff: 2.0,
             explored_value_gap: 0.0,
+            forced_playouts: 0.0,
             gumbel_actions: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
@@ -368,6 +376,16 @@ impl SearchConfig {
             self.explored_value_gap >= 0.0,
             "search.explored_value_gap",
             "must be >= 0",
+        )?;
+        SettingError::check(
+            self.forced_playouts >= 0.0,
+            "search.forced_playouts",
+            "must be >= 0",
+        )?;
+        SettingError::check(
+            self.forced_playouts == 0.0 || self.root == RootSearch::Puct,
+            "search.forced_playouts",
+            "needs search.root = \"puct\": a Gumbel root plans its own visits",
         )?;
         SettingError::check(
             self.gumbel_actions >= 1,

@@ -546,6 +546,11 @@ impl GameSearch {
             }
             return best.1;
         }
+        if id == 0
+            && let Some(forced) = self.forced_child(ctx)
+        {
+            return forced;
+        }
         let node = *self.tree.node(id);
         let side = node.side;
         let sqrt_n = (node.visits.max(1) as f32).sqrt();
@@ -572,6 +577,59 @@ impl GameSearch {
             }
         }
         best.1
+    }
+
+    /// Whether forced playouts are on in this search: asked for, and a root with noise.
+    fn forcing(&self, ctx: &SearchContext) -> bool {
+        self.noise && ctx.config.forced_playouts > 0.0 && ctx.config.root == RootSearch::Puct
+    }
+
+    /// Visits root child `child` is forced to: `sqrt(k * prior * root visits)`.
+    fn forced_visits(&self, ctx: &SearchContext, child: NodeId) -> f32 {
+        let root_visits = self.tree.node(0).visits as f32;
+        (ctx.config.forced_playouts * self.tree.node(child).prior * root_visits).sqrt()
+    }
+
+    /// The first root child with fewer visits than it is forced to, if forcing.
+    fn forced_child(&self, ctx: &SearchContext) -> Option<NodeId> {
+        if !self.forcing(ctx) {
+            return None;
+        }
+        self.tree
+            .children(0)
+            .find(|&c| (self.tree.node(c).visits as f32) < self.forced_visits(ctx, c))
+    }
+
+    /// PUCT score of root child `child` as if it had `visits` visits.
+    fn root_puct(&self, ctx: &SearchContext, child: NodeId, visits: f32) -> f32 {
+        let root = self.tree.node(0);
+        let draw = self.draw_value(ctx, root.side);
+        let c = self.tree.node(child);
+        let sqrt_n = (root.visits.max(1) as f32).sqrt();
+        c.q_for(root.side, draw) + ctx.config.c_puct * c.prior * sqrt_n / (1.0 + visits)
+    }
+
+    /// The root children's visits with forced playouts taken back (KataGo's policy-target
+    /// pruning): each move but the most visited loses up to its forced visits, as many
+    /// as leave its PUCT score below the most visited move's, so that what remains is
+    /// what it would have had without forcing; a move left with one visit keeps none.
+    fn pruned_visits(&self, ctx: &SearchContext, children: &[NodeId], best: NodeId) -> Vec<f32> {
+        let best_puct = self.root_puct(ctx, best, self.tree.node(best).visits as f32);
+        children
+            .iter()
+            .map(|&c| {
+                let visits = self.tree.node(c).visits as f32;
+                if c == best || visits == 0.0 {
+                    return visits;
+                }
+                let floor = (visits - self.forced_visits(ctx, c).floor()).max(0.0);
+                let mut kept = visits;
+                while kept > floor && self.root_puct(ctx, c, kept - 1.0) < best_puct {
+                    kept -= 1.0;
+                }
+                if kept <= 1.0 { 0.0 } else { kept }
+            })
+            .collect()
     }
 
     /// The child of `id` with the most visits, ties broken by value, then by prior (so
@@ -630,17 +688,21 @@ impl GameSearch {
                 (children[best], policy, false)
             }
             _ => {
-                let visits: Vec<f32> = children
-                    .iter()
-                    .map(|&c| self.tree.node(c).visits as f32)
-                    .collect();
+                let best = self.most_visited_child(ctx, 0).expect("a child");
+                let visits: Vec<f32> = if self.forcing(ctx) {
+                    self.pruned_visits(ctx, &children, best)
+                } else {
+                    children
+                        .iter()
+                        .map(|&c| self.tree.node(c).visits as f32)
+                        .collect()
+                };
                 let total: f32 = visits.iter().sum();
                 let policy: Vec<f32> = if total > 0.0 {
                     visits.iter().map(|v| v / total).collect()
                 } else {
                     children.iter().map(|&c| self.tree.node(c).prior).collect()
                 };
-                let best = self.most_visited_child(ctx, 0).expect("a child");
                 let chosen = if temperature > 0.0 && total > 0.0 {
                     self.temperature_pick(ctx, &children, &visits, best, temperature, rng)
                 } else {

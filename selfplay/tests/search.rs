@@ -10,8 +10,8 @@ use kvarn_game::{
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
     Advance, BranchPool, EvalCache, Evaluator, GameSearch, PlayoutCap, RootSearch, RootValue,
-    SearchConfig, SearchContext, SelfPlayConfig, SelfPlayJob, UniformEvaluator, read_shard, run,
-    selfplay::game_rng,
+    SearchConfig, SearchContext, SearchResult, SelfPlayConfig, SelfPlayJob, UniformEvaluator,
+    read_shard, run, selfplay::game_rng,
 };
 
 fn six() -> Rules {
@@ -69,19 +69,31 @@ fn search(
     eval: &mut impl Evaluator,
     seed: u64,
 ) -> (usize, GameSearch) {
+    let (result, s) = search_with(game, config, eval, seed, false);
+    (result.action, s)
+}
+
+/// Runs one search to completion, with root noise (as self-play's full searches) or
+/// without (as matches), and returns its result at temperature 0.
+fn search_with(
+    game: Game,
+    config: SearchConfig,
+    eval: &mut impl Evaluator,
+    seed: u64,
+    noise: bool,
+) -> (SearchResult, GameSearch) {
     let ctx = SearchContext::new(*game.rules(), config.clone());
     let mut s = GameSearch::new(game);
     let mut cache = EvalCache::new(1000);
     let mut rng = game_rng(seed, 0);
     let mut feats = vec![0f32; ctx.input_len()];
     let (mut logits, mut wdl) = (Vec::new(), Vec::new());
-    s.start(config.simulations, false);
+    s.start(config.simulations, noise);
     while let Advance::NeedsEval = s.advance(&ctx, &mut cache, &mut rng, &mut feats) {
         eval.evaluate(&feats, 1, &mut logits, &mut wdl);
         s.supply(&ctx, &mut cache, &logits, [wdl[0], wdl[1], wdl[2]]);
     }
-    let result = s.result(&ctx, 0.0, &mut rng);
-    (result.action, s)
+    (s.result(&ctx, 0.0, &mut rng), s)
 }
 
 /// A game from men named by point, men in hand, side to move and turns.
@@ -173,6 +185,86 @@ fn the_best_root_value_is_the_chosen_moves_not_the_mean_of_all_explored() {
     assert_ne!(child.side, tree.node(0).side);
     let [w, d, l] = child.mean_wdl();
     assert_eq!(best, [l, d, w]);
+}
+
+/// Root children's visits and priors, in the tree's order.
+fn root_visits(s: &GameSearch) -> Vec<(u32, f32)> {
+    let tree = s.tree();
+    tree.children(0)
+        .map(|c| (tree.node(c).visits, tree.node(c).prior))
+        .collect()
+}
+
+#[test]
+fn forced_playouts_look_at_every_noised_move_and_prune_them_from_the_target() {
+    let rules = six();
+    let config = |forced_playouts| SearchConfig {
+        simulations: 400,
+        forced_playouts,
+        ..SearchConfig::default()
+    };
+    let mut eval = HashEvaluator(uniform(&rules));
+    let (plain, plain_s) = search_with(win_in_one(), config(0.0), &mut eval, 3, true);
+    let (forced, forced_s) = search_with(win_in_one(), config(2.0), &mut eval, 3, true);
+    // Both find the win.
+    assert_eq!(name(&rules, plain.action), "f4-f6");
+    assert_eq!(name(&rules, forced.action), "f4-f6");
+    // Every root move got about its forced visits, sqrt(2 * prior * 400); without forcing
+    // some of them get almost none beside a winning move.
+    let forced_visits = root_visits(&forced_s);
+    for &(visits, prior) in &forced_visits {
+        let owed = (2.0 * prior * 400.0).sqrt();
+        assert!(visits as f32 >= owed - 2.0, "{visits} visits, owed {owed}");
+    }
+    let fewest = |v: &[(u32, f32)]| v.iter().map(|&(n, _)| n).min().unwrap();
+    assert!(fewest(&forced_visits) > fewest(&root_visits(&plain_s)));
+    // The target takes the forced visits back: the losing moves keep no more of it than
+    // their raw share of the visits, and the win keeps all of its own.
+    let share = |r: &SearchResult| {
+        r.policy
+            .iter()
+            .find(|&&(a, _)| usize::from(a) == forced.action)
+            .unwrap()
+            .1
+    };
+    let win_visits = forced_visits.iter().map(|&(n, _)| n).max().unwrap() as f32;
+    let raw_share = win_visits / forced_visits.iter().map(|&(n, _)| n as f32).sum::<f32>();
+    assert!(
+        share(&forced) > raw_share,
+        "{} against {raw_share}",
+        share(&forced)
+    );
+    let total: f32 = forced.policy.iter().map(|&(_, p)| p).sum();
+    assert!((total - 1.0).abs() < 1e-5, "{total}");
+    // A move left with a single visit after pruning is cut from the target entirely.
+    assert!(
+        forced
+            .policy
+            .iter()
+            .all(|&(_, p)| p == 0.0 || p * win_visits / share(&forced) > 1.5)
+    );
+}
+
+#[test]
+fn forced_playouts_change_nothing_without_root_noise() {
+    // Matches and evaluation search without noise: forcing is self-play's exploration.
+    let rules = six();
+    let run = |forced_playouts| {
+        let config = SearchConfig {
+            simulations: 300,
+            forced_playouts,
+            ..SearchConfig::default()
+        };
+        let (result, s) = search_with(
+            must_block(),
+            config,
+            &mut HashEvaluator(uniform(&rules)),
+            5,
+            false,
+        );
+        (result.policy, root_visits(&s))
+    };
+    assert_eq!(run(0.0), run(2.0));
 }
 
 /// Uniform logits, and every position even: a win or a loss, each half the time, never a

@@ -216,6 +216,7 @@ pub fn check_search_finite(search: &SearchConfig) -> Result<(), SettingError> {
             search.temperature_value_cutoff,
         ),
         ("search.explored_value_gap", search.explored_value_gap),
+        ("search.forced_playouts", search.forced_playouts),
         ("search.gumbel_c_visit", search.gumbel_c_visit),
         ("search.gumbel_c_scale", search.gumbel_c_scale),
     ] {

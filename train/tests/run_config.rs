@@ -206,6 +206,13 @@ fn non_finite_and_zero_values_are_refused() {
             "[train]\nbootstrap_explored = true",
             "train.bootstrap_explored",
         ),
+        ("[search]\nforced_playouts = inf", "search.forced_playouts"),
+        ("[search]\nforced_playouts = -1", "search.forced_playouts"),
+        // A Gumbel root plans its visits itself: forcing would be silently ignored.
+        (
+            "[search]\nroot = \"gumbel\"\nforced_playouts = 2",
+            "search.forced_playouts",
+        ),
         ("[search]\ngumbel_c_visit = inf", "search.gumbel_c_visit"),
         ("[search]\ngumbel_c_scale = 1e40", "search.gumbel_c_scale"),
         (
