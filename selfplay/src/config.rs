@@ -73,12 +73,15 @@ pub struct SearchConfig {
     /// move's by more than this: a move the search finds as good says as much of the
     /// position as the search's choice, and its game's result is kept.
     pub explored_value_gap: f32,
-    /// Forced playouts with policy-target pruning (KataGo; its `k`, 2 there; 0 is off).
-    /// In a search with root noise (self-play's full searches, PUCT), each root move gets
-    /// at least `sqrt(k * prior * root visits)` simulations, so that a move the noise
-    /// raised is looked at long enough to show whether it is good; the visits so forced
-    /// that did not earn themselves are taken back out of the policy target and the visit
-    /// counts the move is drawn from, so the target keeps what the search concluded.
+    /// Forced playouts with policy-target pruning (after KataGo; its `k`, 2 there; 0 is
+    /// off). In self-play's full searches (those asked for with root noise; PUCT), each
+    /// root move, visited or not, gets at least `sqrt(k * prior * root visits)`
+    /// simulations, so that every move is looked at long enough to show whether it is
+    /// good (KataGo forces only moves that already have a visit: here a move that holds a
+    /// draw but that the network ranks low is searched too). The visits so forced that
+    /// did not earn themselves (at most the forced number, rounded down) are taken back
+    /// out of the policy target and the visit counts the move is drawn from, so the
+    /// target keeps what the search concluded.
     pub forced_playouts: f32,
     /// Gumbel: actions sampled at the root (k of Gumbel-Top-k).
     pub gumbel_actions: u32,

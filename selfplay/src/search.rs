@@ -579,7 +579,8 @@ impl GameSearch {
         best.1
     }
 
-    /// Whether forced playouts are on in this search: asked for, and a root with noise.
+    /// Whether forced playouts are on in this search: asked for, in a search asked for
+    /// with root noise (self-play's full searches, even where `dirichlet_epsilon` is 0).
     fn forcing(&self, ctx: &SearchContext) -> bool {
         self.noise && ctx.config.forced_playouts > 0.0 && ctx.config.root == RootSearch::Puct
     }
@@ -590,7 +591,8 @@ impl GameSearch {
         (ctx.config.forced_playouts * self.tree.node(child).prior * root_visits).sqrt()
     }
 
-    /// The first root child with fewer visits than it is forced to, if forcing.
+    /// The first root child with fewer visits than it is forced to, if forcing: visited
+    /// or not, unlike KataGo's (which forces only children with a visit).
     fn forced_child(&self, ctx: &SearchContext) -> Option<NodeId> {
         if !self.forcing(ctx) {
             return None;
@@ -610,9 +612,10 @@ impl GameSearch {
     }
 
     /// The root children's visits with forced playouts taken back (KataGo's policy-target
-    /// pruning): each move but the most visited loses up to its forced visits, as many
-    /// as leave its PUCT score below the most visited move's, so that what remains is
-    /// what it would have had without forcing; a move left with one visit keeps none.
+    /// pruning): each move but the most visited loses up to its forced visits (rounded
+    /// down, so a visit it earned is never taken), as many as leave its PUCT score below
+    /// the most visited move's, so that what remains is what it would have had without
+    /// forcing; a move left with one visit keeps none.
     fn pruned_visits(&self, ctx: &SearchContext, children: &[NodeId], best: NodeId) -> Vec<f32> {
         let best_puct = self.root_puct(ctx, best, self.tree.node(best).visits as f32);
         children

@@ -246,6 +246,62 @@ fn forced_playouts_look_at_every_noised_move_and_prune_them_from_the_target() {
 }
 
 #[test]
+fn forced_playouts_leave_moves_as_good_as_the_best_all_their_visits() {
+    // The empty board with a uniform network: every move is worth the same, so none of
+    // the visits forcing gave is taken back, and the target is the visits as they fell.
+    let rules = six();
+    let config = SearchConfig {
+        simulations: 300,
+        forced_playouts: 2.0,
+        dirichlet_epsilon: 0.0,
+        ..SearchConfig::default()
+    };
+    let (result, s) = search_with(Game::new(rules), config, &mut uniform(&rules), 2, true);
+    let visits = root_visits(&s);
+    let total: f32 = visits.iter().map(|&(n, _)| n as f32).sum();
+    assert_eq!(visits.len(), result.policy.len());
+    for (&(n, _), &(_, p)) in visits.iter().zip(&result.policy) {
+        assert!(
+            (p - n as f32 / total).abs() < 1e-6,
+            "{p} against {n} of {total}"
+        );
+    }
+}
+
+#[test]
+fn the_move_temperature_draws_from_the_pruned_visits() {
+    let rules = six();
+    let config = SearchConfig {
+        simulations: 400,
+        forced_playouts: 2.0,
+        ..SearchConfig::default()
+    };
+    let ctx = SearchContext::new(rules, config.clone());
+    let mut eval = HashEvaluator(uniform(&rules));
+    let (result, s) = search_with(win_in_one(), config, &mut eval, 3, true);
+    // The moves beside the win, by the pruned target and by the raw visits.
+    let others_pruned = 1.0 - result.policy.iter().map(|&(_, p)| p).fold(0.0, f32::max);
+    let visits = root_visits(&s);
+    let total: u32 = visits.iter().map(|&(n, _)| n).sum();
+    let most = visits.iter().map(|&(n, _)| n).max().unwrap();
+    let others_raw = 1.0 - most as f32 / total as f32;
+    assert!(
+        others_raw > others_pruned + 0.05,
+        "{others_raw} {others_pruned}"
+    );
+    // At temperature 1 the other moves are drawn as often as the pruned target says.
+    let draws = 4000;
+    let others_drawn = (0..draws)
+        .filter(|&seed| s.result(&ctx, 1.0, &mut game_rng(seed, 7)).action != result.action)
+        .count() as f32
+        / draws as f32;
+    assert!(
+        (others_drawn - others_pruned).abs() < 0.03,
+        "drawn {others_drawn}, pruned target {others_pruned}, raw visits {others_raw}"
+    );
+}
+
+#[test]
 fn forced_playouts_change_nothing_without_root_noise() {
     // Matches and evaluation search without noise: forcing is self-play's exploration.
     let rules = six();
