@@ -5,8 +5,10 @@
 
 use std::path::Path;
 
+use kvarn_game::Color;
 use serde::{Deserialize, Serialize};
 
+use crate::agent::Outcome;
 use crate::error::EvalError;
 use crate::storage::{read_jsonl, write_jsonl};
 
@@ -35,6 +37,22 @@ pub struct GameRecord {
     pub result: String,
     /// `too_few_men`, `blocked`, `repetition`, `no_capture` or `move_cap`.
     pub reason: String,
+}
+
+impl GameRecord {
+    /// Whether `agent` kept `value` in this game: won it from a won start, did not lose it
+    /// from a drawn one (from a lost start anything is kept).
+    pub fn kept(&self, agent: Color, value: Outcome) -> bool {
+        let (won, lost) = match agent {
+            Color::White => ("white_wins", "black_wins"),
+            Color::Black => ("black_wins", "white_wins"),
+        };
+        match value {
+            Outcome::Win => self.result == won,
+            Outcome::Draw => self.result != lost,
+            Outcome::Loss => true,
+        }
+    }
 }
 
 /// The first line of a records file.

@@ -177,3 +177,31 @@ fn openings_longer_than_games_stop_before_the_end() {
         assert!(!g.status().is_over());
     }
 }
+
+#[test]
+fn a_game_is_kept_when_the_start_s_value_is_reached() {
+    use kvarn_eval::agent::Outcome;
+    use kvarn_eval::matches::GameRecord;
+    use kvarn_game::Color;
+    let record = |result: &str| GameRecord {
+        game: 0,
+        white: "a".into(),
+        black: "b".into(),
+        start: None,
+        opening: Vec::new(),
+        moves: Vec::new(),
+        result: result.into(),
+        reason: "no_capture".into(),
+    };
+    let (white, black, draw) = (record("white_wins"), record("black_wins"), record("draw"));
+    // From a won start only a win keeps the value; from a drawn one anything but a loss.
+    assert!(white.kept(Color::White, Outcome::Win));
+    assert!(!draw.kept(Color::White, Outcome::Win));
+    assert!(!black.kept(Color::White, Outcome::Win));
+    assert!(black.kept(Color::Black, Outcome::Win));
+    assert!(draw.kept(Color::Black, Outcome::Draw));
+    assert!(black.kept(Color::Black, Outcome::Draw));
+    assert!(!white.kept(Color::Black, Outcome::Draw));
+    assert!(white.kept(Color::White, Outcome::Draw));
+    assert!(black.kept(Color::White, Outcome::Loss));
+}

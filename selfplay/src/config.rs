@@ -34,6 +34,20 @@ pub enum RootValue {
     Best,
 }
 
+/// Which root moves forced playouts (`search.forced_playouts`) force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ForcedScope {
+    /// Every root move, visited or not: a move that holds a draw but that the network
+    /// ranks low is searched too. Forcing then takes up to about
+    /// `sqrt(k * simulations * moves)` of a search's simulations.
+    #[default]
+    All,
+    /// Only moves that already have a visit (from the noise or PUCT), as KataGo does:
+    /// far fewer simulations forced.
+    Visited,
+}
+
 /// Tree-search settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -75,14 +89,14 @@ pub struct SearchConfig {
     pub explored_value_gap: f32,
     /// Forced playouts with policy-target pruning (after KataGo; its `k`, 2 there; 0 is
     /// off). In self-play's full searches (those asked for with root noise; PUCT), each
-    /// root move, visited or not, gets at least `sqrt(k * prior * root visits)`
-    /// simulations, so that every move is looked at long enough to show whether it is
-    /// good (KataGo forces only moves that already have a visit: here a move that holds a
-    /// draw but that the network ranks low is searched too). The visits so forced that
-    /// did not earn themselves (at most the forced number, rounded down) are taken back
-    /// out of the policy target and the visit counts the move is drawn from, so the
-    /// target keeps what the search concluded.
+    /// root move of `forced_playouts_scope` gets at least `sqrt(k * prior * root visits)`
+    /// simulations, so that it is looked at long enough to show whether it is good. The
+    /// visits so forced that did not earn themselves (at most the forced number, rounded
+    /// down) are taken back out of the policy target and the visit counts the move is
+    /// drawn from, so the target keeps what the search concluded.
     pub forced_playouts: f32,
+    /// Which root moves `forced_playouts` forces.
+    pub forced_playouts_scope: ForcedScope,
     /// Gumbel: actions sampled at the root (k of Gumbel-Top-k).
     pub gumbel_actions: u32,
     /// Gumbel: `c_visit` of the completed-Q transform.
@@ -123,6 +137,7 @@ impl Default for SearchConfig {
             temperature_value_cutoff: 2.0,
             explored_value_gap: 0.0,
             forced_playouts: 0.0,
+            forced_playouts_scope: ForcedScope::All,
             gumbel_actions: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,

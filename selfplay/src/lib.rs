@@ -29,7 +29,7 @@ pub mod tree;
 pub use agent::{SearchAgent, SearchPlayer};
 pub use branch::{BranchPool, BranchStarts};
 pub use config::{
-    Backend, EndgameUse, PlayoutCap, RayConfig, RootSearch, RootValue, SearchConfig,
+    Backend, EndgameUse, ForcedScope, PlayoutCap, RayConfig, RootSearch, RootValue, SearchConfig,
     SelfPlayConfig, SettingError,
 };
 pub use endgame::Endgame;

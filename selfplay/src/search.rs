@@ -14,7 +14,7 @@ use rand_distr::{Distribution, Gamma};
 
 use std::sync::Arc;
 
-use crate::config::{RootSearch, RootValue, SearchConfig};
+use crate::config::{ForcedScope, RootSearch, RootValue, SearchConfig};
 use crate::endgame::Endgame;
 use crate::evaluator::{CachedEval, EvalCache};
 use crate::tree::{NodeId, NodeState, Tree, flip};
@@ -591,15 +591,17 @@ impl GameSearch {
         (ctx.config.forced_playouts * self.tree.node(child).prior * root_visits).sqrt()
     }
 
-    /// The first root child with fewer visits than it is forced to, if forcing: visited
-    /// or not, unlike KataGo's (which forces only children with a visit).
+    /// The first root child of `search.forced_playouts_scope` with fewer visits than it
+    /// is forced to, if forcing.
     fn forced_child(&self, ctx: &SearchContext) -> Option<NodeId> {
         if !self.forcing(ctx) {
             return None;
         }
-        self.tree
-            .children(0)
-            .find(|&c| (self.tree.node(c).visits as f32) < self.forced_visits(ctx, c))
+        let visited_only = ctx.config.forced_playouts_scope == ForcedScope::Visited;
+        self.tree.children(0).find(|&c| {
+            let visits = self.tree.node(c).visits;
+            (visits > 0 || !visited_only) && (visits as f32) < self.forced_visits(ctx, c)
+        })
     }
 
     /// PUCT score of root child `child` as if it had `visits` visits.

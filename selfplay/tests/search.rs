@@ -9,9 +9,9 @@ use kvarn_game::{
 };
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
-    Advance, BranchPool, EvalCache, Evaluator, GameSearch, PlayoutCap, RootSearch, RootValue,
-    SearchConfig, SearchContext, SearchResult, SelfPlayConfig, SelfPlayJob, UniformEvaluator,
-    read_shard, run, selfplay::game_rng,
+    Advance, BranchPool, EvalCache, Evaluator, ForcedScope, GameSearch, PlayoutCap, RootSearch,
+    RootValue, SearchConfig, SearchContext, SearchResult, SelfPlayConfig, SelfPlayJob,
+    UniformEvaluator, read_shard, run, selfplay::game_rng,
 };
 
 fn six() -> Rules {
@@ -243,6 +243,54 @@ fn forced_playouts_look_at_every_noised_move_and_prune_them_from_the_target() {
             .iter()
             .all(|&(_, p)| p == 0.0 || p * win_visits / share(&forced) > 1.5)
     );
+}
+
+/// [`HashEvaluator`] with its logits eight times as steep: a network sure of a few moves,
+/// whose other moves a short search never visits.
+#[derive(Clone)]
+struct SharpEvaluator(HashEvaluator);
+
+impl Evaluator for SharpEvaluator {
+    fn input_len(&self) -> usize {
+        self.0.input_len()
+    }
+    fn actions(&self) -> usize {
+        self.0.actions()
+    }
+    fn evaluate(
+        &mut self,
+        features: &[f32],
+        batch: usize,
+        logits: &mut Vec<f32>,
+        wdl: &mut Vec<f32>,
+    ) {
+        self.0.evaluate(features, batch, logits, wdl);
+        logits.iter_mut().for_each(|l| *l *= 8.0);
+    }
+}
+
+#[test]
+fn forced_playouts_of_the_visited_scope_force_only_moves_with_a_visit() {
+    let rules = six();
+    let config = |forced_playouts_scope| SearchConfig {
+        simulations: 64,
+        forced_playouts: 2.0,
+        forced_playouts_scope,
+        ..SearchConfig::default()
+    };
+    let mut eval = SharpEvaluator(HashEvaluator(uniform(&rules)));
+    let start = || Game::new(rules);
+    let (_, all) = search_with(start(), config(ForcedScope::All), &mut eval, 4, true);
+    let (_, visited) = search_with(start(), config(ForcedScope::Visited), &mut eval, 4, true);
+    // Every move of the empty board is forced into the search, or only those PUCT reached.
+    assert!(root_visits(&all).iter().all(|&(n, _)| n > 0));
+    let visited = root_visits(&visited);
+    assert!(visited.iter().any(|&(n, _)| n == 0), "{visited:?}");
+    let root_total: u32 = visited.iter().map(|&(n, _)| n).sum::<u32>() + 1;
+    for &(n, prior) in &visited {
+        let owed = (2.0 * prior * root_total as f32).sqrt();
+        assert!(n == 0 || n as f32 >= owed - 2.0, "{n} visits, owed {owed}");
+    }
 }
 
 #[test]

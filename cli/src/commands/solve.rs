@@ -503,7 +503,7 @@ fn games_from_positions(
     for (value, aim) in [(Outcome::Draw, "held"), (Outcome::Win, "won")] {
         let starts = benchmark::critical_starts(rules, set, value, args.games_from)?;
         let report = run_from_positions(&cfg, &starts, agent, &perfect, |_| {})?;
-        let blunders = first_blunders(&solver, &starts, &report.records)?;
+        let blunders = first_blunders(&solver, &starts, &report.records, value)?;
         let t = report.tally;
         let kept = if value == Outcome::Draw {
             t.wins + t.draws
@@ -535,15 +535,22 @@ fn games_from_positions(
 }
 
 /// The first decision of the agent (the side to move at the start) that threw the value
-/// away, in each game of `records` where there is one.
+/// away, in each game of `records` that it did not keep at `value`. The databases ignore
+/// the draw rules, so in a game the agent kept, a decision they call value-losing is one
+/// that the no-capture rule made harmless (a loss too long to finish before the limit):
+/// such games are left out rather than counted as thrown away.
 fn first_blunders(
     solver: &Solver,
     starts: &[Game],
     records: &[GameRecord],
+    value: Outcome,
 ) -> anyhow::Result<Vec<Blunder>> {
     let mut found = Vec::new();
     for r in records {
         let start = &starts[r.game];
+        if r.kept(start.position().side_to_move(), value) {
+            continue;
+        }
         let moves = r
             .moves
             .iter()
@@ -570,7 +577,7 @@ fn blunder_summary(blunders: &[Blunder]) -> String {
     decisions.sort_unstable();
     let phases: Vec<String> = by_phase.iter().map(|(p, n)| format!("{p} {n}")).collect();
     format!(
-        "values thrown away by the agent ({} games): {}; at its decision {} of the game \
+        "values thrown away by the agent in the {} games not kept: {}; at its decision {} of the game \
          (median; first {}, last {})",
         blunders.len(),
         phases.join(", "),
