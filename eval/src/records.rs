@@ -40,16 +40,21 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// The side that won, read from `result` (`None` for a draw).
+    pub fn winner(&self) -> Option<Color> {
+        match self.result.as_str() {
+            "white_wins" => Some(Color::White),
+            "black_wins" => Some(Color::Black),
+            _ => None,
+        }
+    }
+
     /// Whether `agent` kept `value` in this game: won it from a won start, did not lose it
     /// from a drawn one (from a lost start anything is kept).
     pub fn kept(&self, agent: Color, value: Outcome) -> bool {
-        let (won, lost) = match agent {
-            Color::White => ("white_wins", "black_wins"),
-            Color::Black => ("black_wins", "white_wins"),
-        };
         match value {
-            Outcome::Win => self.result == won,
-            Outcome::Draw => self.result != lost,
+            Outcome::Win => self.winner() == Some(agent),
+            Outcome::Draw => self.winner() != Some(agent.opposite()),
             Outcome::Loss => true,
         }
     }

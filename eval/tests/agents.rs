@@ -204,4 +204,7 @@ fn a_game_is_kept_when_the_start_s_value_is_reached() {
     assert!(!white.kept(Color::Black, Outcome::Draw));
     assert!(white.kept(Color::White, Outcome::Draw));
     assert!(black.kept(Color::White, Outcome::Loss));
+    assert_eq!(white.winner(), Some(Color::White));
+    assert_eq!(black.winner(), Some(Color::Black));
+    assert_eq!(draw.winner(), None);
 }

@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_eval::agent::AgentFactory;
 use kvarn_eval::matches::{MatchConfig, MatchReport, SprtReport, run_match, run_sprt};
 use kvarn_eval::sprt::{SprtParams, SprtStatus, Verdict};
+use kvarn_game::Color;
 
 use crate::agents;
 use kvarn_eval::records::{FORMAT, Header, VERSION, write_records};
@@ -366,11 +367,10 @@ fn print_report(report: &MatchReport, a_name: &str, b_name: &str) {
 fn endings(report: &MatchReport, a_name: &str) -> String {
     let mut by_reason: std::collections::BTreeMap<&str, [u32; 2]> = Default::default();
     for r in &report.records {
-        let winner = match r.result.as_str() {
-            "white_wins" => Some(&r.white),
-            "black_wins" => Some(&r.black),
-            _ => None,
-        };
+        let winner = r.winner().map(|c| match c {
+            Color::White => &r.white,
+            Color::Black => &r.black,
+        });
         let entry = by_reason.entry(r.reason.as_str()).or_default();
         match winner {
             Some(w) if w == a_name => entry[0] += 1,
