@@ -116,6 +116,7 @@ impl Endgame {
                 .map(|&m| (actions.index(m) as u16, share))
                 .collect(),
             explored: false,
+            surprise: 0.0,
         })
     }
 

@@ -36,7 +36,7 @@ pub use endgame::Endgame;
 pub use engine::NetEngineMaker;
 pub use evaluator::{EvalCache, Evaluator, UniformEvaluator};
 pub use exact::ExactSampling;
-pub use search::{Advance, GameSearch, SearchContext, SearchResult};
+pub use search::{Advance, GameSearch, SearchContext, SearchResult, policy_surprise};
 pub use selfplay::{PlayedGame, SelfPlayError, SelfPlayJob, SelfPlayStats, run};
 pub use shard::{Sample, SampleSource, ShardError, ShardHeader, read_shard, write_shard};
 pub use starts::{RandomStarts, StartPhase};

@@ -99,6 +99,10 @@ pub struct SearchResult {
     /// Whether the temperature drew another move than the most visited one, worse by the
     /// search's values by more than `search.explored_value_gap`.
     pub explored: bool,
+    /// How much the search taught the network here: the Kullback-Leibler divergence (nats)
+    /// of the policy target from the network's own prior at the root, before any noise.
+    /// Training can draw such positions more often (`train.policy_surprise_share`).
+    pub surprise: f32,
 }
 
 /// Sequential-halving state of a Gumbel root.
@@ -730,8 +734,10 @@ impl GameSearch {
                 explored = false;
             }
         }
+        let logits: Vec<f32> = children.iter().map(|&c| self.tree.node(c).logit).collect();
         SearchResult {
             action,
+            surprise: policy_surprise(&policy, &logits),
             policy: children
                 .iter()
                 .zip(policy)
@@ -840,4 +846,19 @@ pub fn cache_key(ctx: &SearchContext, pos: &Position, occurrences: u32) -> (u128
         sym,
         canonical,
     )
+}
+
+/// The Kullback-Leibler divergence (nats) of `target` from the softmax of `logits`, both
+/// over the same moves: KataGo's policy surprise. Moves the target leaves at 0 add nothing.
+pub fn policy_surprise(target: &[f32], logits: &[f32]) -> f32 {
+    debug_assert_eq!(target.len(), logits.len());
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let log_sum = logits.iter().map(|l| (l - max).exp()).sum::<f32>().ln() + max;
+    let kl: f32 = target
+        .iter()
+        .zip(logits)
+        .filter(|&(&p, _)| p > 0.0)
+        .map(|(&p, &l)| p * (p.ln() - (l - log_sum)))
+        .sum();
+    kl.max(0.0)
 }

@@ -675,6 +675,7 @@ fn finish_move(
         // Only the late temperature's: the opening's draws vary the starts, as the random
         // opening plies do, and are part of what the result is the result of.
         explored: result.explored && ply >= temperature_plies,
+        surprise: result.surprise,
     });
     let ended = sim.step_one(i, result.action)?;
     s.search.play(ctx, result.action, ctx.config.reuse_tree);

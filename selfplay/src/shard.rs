@@ -8,9 +8,11 @@
 //!
 //! Payload, little-endian, per sample: white men `u32`, black men `u32`, men in hand
 //! `u8 u8`, side to move `u8` (0 White), pending removal `u8`, no-capture `u16`, turns
-//! `u16`, occurrences `u8`, flags `u8` (bit 0: full search), result `i8` (+1/0/−1 for the
-//! player to move), search win/draw/loss `3 × f32`, policy entries `u16`, then per entry
-//! action `u16` and probability `f32`.
+//! `u16`, occurrences `u8`, flags `u8` (bit 0: full search, bit 1: explored, bit 2: a
+//! surprise follows), result `i8` (+1/0/−1 for the player to move), search win/draw/loss
+//! `3 × f32`, the policy surprise `f32` where bit 2 says so (shards written before it was
+//! recorded have none), policy entries `u16`, then per entry action `u16` and probability
+//! `f32`.
 
 use std::path::Path;
 
@@ -47,6 +49,9 @@ pub struct Sample {
     /// the search's choice. Bit 1 of the flags byte, 0 in shards written before it was
     /// recorded.
     pub explored: bool,
+    /// The search's policy surprise ([`crate::SearchResult::surprise`]); 0 in samples not
+    /// from a search (exact samples) and in shards written before it was recorded.
+    pub surprise: f32,
 }
 
 /// One game of a shard.
@@ -139,11 +144,12 @@ fn encode_sample(s: &Sample, out: &mut Vec<u8>) {
     out.extend_from_slice(&setup.no_capture.to_le_bytes());
     out.extend_from_slice(&setup.turns.to_le_bytes());
     out.push(s.occurrences);
-    out.push(u8::from(s.full_search) | u8::from(s.explored) << 1);
+    out.push(u8::from(s.full_search) | u8::from(s.explored) << 1 | SURPRISE_FLAG);
     out.push(s.result as u8);
     for v in s.search_wdl {
         out.extend_from_slice(&v.to_le_bytes());
     }
+    out.extend_from_slice(&s.surprise.to_le_bytes());
     out.extend_from_slice(&(s.policy.len() as u16).to_le_bytes());
     for &(a, p) in &s.policy {
         out.extend_from_slice(&a.to_le_bytes());
@@ -205,7 +211,7 @@ fn decode_sample(rules: &Rules, actions: usize, c: &mut Cursor) -> Result<Sample
     .map_err(|e| format!("bad position: {e}"))?;
     let occurrences = c.u8()?;
     let flags = c.u8()?;
-    if flags > 3 {
+    if flags > 7 {
         return Err(format!("bad flags {flags:#x}"));
     }
     let (full_search, explored) = (flags & 1 == 1, flags & 2 == 2);
@@ -216,6 +222,16 @@ fn decode_sample(rules: &Rules, actions: usize, c: &mut Cursor) -> Result<Sample
     let search_wdl = [c.f32()?, c.f32()?, c.f32()?];
     if !search_wdl.iter().all(|v| v.is_finite()) {
         return Err(format!("search value {search_wdl:?} is not finite"));
+    }
+    let surprise = if flags & SURPRISE_FLAG != 0 {
+        c.f32()?
+    } else {
+        0.0
+    };
+    if !(surprise.is_finite() && surprise >= 0.0) {
+        return Err(format!(
+            "policy surprise {surprise} is not a finite divergence"
+        ));
     }
     let n = c.u16()?;
     let mut policy = Vec::with_capacity(usize::from(n));
@@ -236,8 +252,12 @@ fn decode_sample(rules: &Rules, actions: usize, c: &mut Cursor) -> Result<Sample
         search_wdl,
         policy,
         explored,
+        surprise,
     })
 }
+
+/// Flag bit saying that a policy surprise follows the search value.
+const SURPRISE_FLAG: u8 = 4;
 
 /// Writes a shard atomically.
 ///

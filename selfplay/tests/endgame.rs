@@ -694,6 +694,7 @@ fn write_positions(path: &std::path::Path, rules: Rules, positions: &[kvarn_game
                     .map(|&m| (space.index(m) as u16, share))
                     .collect(),
                 explored: false,
+                surprise: 0.0,
             }
         })
         .collect();

@@ -43,6 +43,7 @@ fn valid_shard(rng: &mut Pcg64Mcg, rules: Rules) -> (Value, Vec<u8>) {
                 search_wdl: [0.5, 0.25, 0.25],
                 policy: legal.iter().map(|&m| (space.index(m) as u16, p)).collect(),
                 explored: rng.random_bool(0.2),
+                surprise: rng.random_range(0.0..3.0),
             });
             n += 1;
             g.play_unchecked(legal[rng.random_range(0..legal.len())]);

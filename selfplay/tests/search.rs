@@ -10,8 +10,8 @@ use kvarn_game::{
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
     Advance, BranchPool, EvalCache, Evaluator, ForcedScope, GameSearch, PlayoutCap, RootSearch,
-    RootValue, SearchConfig, SearchContext, SearchResult, SelfPlayConfig, SelfPlayJob,
-    UniformEvaluator, read_shard, run, selfplay::game_rng,
+    RootValue, Sample, SearchConfig, SearchContext, SearchResult, SelfPlayConfig, SelfPlayJob,
+    UniformEvaluator, policy_surprise, read_shard, run, selfplay::game_rng,
 };
 
 fn six() -> Rules {
@@ -291,6 +291,50 @@ fn forced_playouts_of_the_visited_scope_force_only_moves_with_a_visit() {
         let owed = (2.0 * prior * root_total as f32).sqrt();
         assert!(n == 0 || n as f32 >= owed - 2.0, "{n} visits, owed {owed}");
     }
+}
+
+#[test]
+fn policy_surprise_is_the_divergence_of_the_target_from_the_softmax_of_the_logits() {
+    assert!(policy_surprise(&[0.5, 0.5], &[3.0, 3.0]).abs() < 1e-6);
+    assert!((policy_surprise(&[1.0, 0.0], &[0.0, 0.0]) - 2f32.ln()).abs() < 1e-6);
+    // softmax([ln 3, 0]) = [0.75, 0.25]; KL([0.25, 0.75] ‖ [0.75, 0.25]) = 0.5 ln 3.
+    let kl = policy_surprise(&[0.25, 0.75], &[3f32.ln(), 0.0]);
+    assert!((kl - 0.5 * 3f32.ln()).abs() < 1e-6, "{kl}");
+}
+
+#[test]
+fn the_search_measures_its_surprise_against_the_networks_prior_before_noise() {
+    let rules = six();
+    let config = SearchConfig {
+        simulations: 200,
+        ..SearchConfig::default()
+    };
+    let mut eval = HashEvaluator(uniform(&rules));
+    // Without noise the root's priors are the network's own.
+    let (_, plain) = search_with(win_in_one(), config.clone(), &mut eval, 5, false);
+    let (noised, noised_s) = search_with(win_in_one(), config, &mut eval, 5, true);
+    assert_eq!(name(&rules, noised.action), "f4-f6");
+    let kl = |priors: &[(u32, f32)]| -> f32 {
+        noised
+            .policy
+            .iter()
+            .zip(priors)
+            .filter(|((_, p), _)| *p > 0.0)
+            .map(|(&(_, p), &(_, q))| p * (p / q).ln())
+            .sum()
+    };
+    let (raw, with_noise) = (kl(&root_visits(&plain)), kl(&root_visits(&noised_s)));
+    assert!(
+        (noised.surprise - raw).abs() < 1e-4,
+        "{} against {raw}",
+        noised.surprise
+    );
+    assert!(
+        (raw - with_noise).abs() > 1e-3,
+        "the noise changed the priors"
+    );
+    // The search found a win the network's prior spread thin: a large surprise.
+    assert!(raw > 0.5, "{raw}");
 }
 
 #[test]
@@ -748,6 +792,52 @@ fn shards_round_trip_and_damage_is_refused() {
     );
     std::fs::write(path, &good[..good.len() - 7]).unwrap();
     assert!(read_shard(path).is_err());
+}
+
+#[test]
+fn shards_written_before_the_surprise_was_recorded_read_with_none() {
+    use kvarn_selfplay::shard::{SHARD_FORMAT_VERSION, SHARD_MAGIC};
+    let dir = tempfile::tempdir().unwrap();
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    let (stats, _) = run(
+        &job(1, 1, 1, RootSearch::Puct, Some(dir.path().to_path_buf())),
+        &eval,
+        None,
+    )
+    .unwrap();
+    let path = &stats.shards[0];
+    let (header, samples) = read_shard(path).unwrap();
+    assert!(samples.iter().any(|s| s.surprise > 0.0));
+    // The same samples in the layout before: flag bit 2 clear, no surprise after the
+    // search value (flags at byte 17 of a sample, the surprise at 31..35).
+    let (_, payload): (serde_json::Value, Vec<u8>) =
+        kvarn_storage::read_container(path, SHARD_MAGIC, "shard", SHARD_FORMAT_VERSION).unwrap();
+    let (mut old, mut at) = (Vec::new(), 0);
+    for s in &samples {
+        let len = 35 + 2 + 6 * s.policy.len();
+        let sample = &payload[at..at + len];
+        assert_eq!(sample[17] & 4, 4, "the surprise flag is set");
+        old.extend_from_slice(&sample[..17]);
+        old.push(sample[17] & !4);
+        old.extend_from_slice(&sample[18..31]);
+        old.extend_from_slice(&sample[35..]);
+        at += len;
+    }
+    assert_eq!(at, payload.len());
+    kvarn_storage::write_container(path, SHARD_MAGIC, SHARD_FORMAT_VERSION, &header, &old).unwrap();
+    let (_, read) = read_shard(path).unwrap();
+    assert_eq!(read.len(), samples.len());
+    for (r, s) in read.iter().zip(&samples) {
+        assert_eq!(r.surprise, 0.0);
+        assert_eq!(
+            Sample {
+                surprise: s.surprise,
+                ..r.clone()
+            },
+            *s
+        );
+    }
 }
 
 #[test]

@@ -85,6 +85,10 @@ pub struct TrainConfig {
     /// Removal decisions are drawn this many times as often as other samples (1:
     /// uniformly).
     pub removal_weight: f32,
+    /// Share of each game's full-search draws given in proportion to their policy
+    /// surprise, the rest evenly (KataGo's policy surprise weighting, which uses 0.5; 0:
+    /// off). See [`crate::replay::surprise_frequencies`].
+    pub policy_surprise_share: f32,
     /// Shards of the most recent generations kept in the replay window.
     pub window_generations: u32,
     /// At most this many samples in the window (the newest kept).
@@ -120,6 +124,7 @@ impl Default for TrainConfig {
             search_value_share: 0.0,
             bootstrap_explored: false,
             removal_weight: 1.0,
+            policy_surprise_share: 0.0,
             window_generations: 4,
             window_samples: 500_000,
             augment: true,
@@ -164,6 +169,12 @@ impl TrainConfig {
             self.removal_weight.is_finite() && (0.01..=100.0).contains(&self.removal_weight),
             "train.removal_weight",
             "must be a number in [0.01, 100]",
+        )?;
+        SettingError::check(
+            self.policy_surprise_share.is_finite()
+                && (0.0..=1.0).contains(&self.policy_surprise_share),
+            "train.policy_surprise_share",
+            "must be in [0, 1]",
         )?;
         SettingError::check(
             self.window_generations >= 1,

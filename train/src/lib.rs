@@ -35,7 +35,7 @@ pub use config::{Schedule, TrainConfig, TrainEngine};
 pub use error::RunError;
 pub use manifest::{GenerationRecord, Manifest};
 pub use metrics::Metrics;
-pub use replay::{Batch, ReplayWindow, outcome_targets};
+pub use replay::{Batch, ReplayWindow, outcome_targets, surprise_frequencies};
 pub use run_config::{ConfigError, LoopConfig, RunConfig, SolverConfig};
 pub use run_dir::RunDir;
 pub use trainer::{Losses, Trainer};

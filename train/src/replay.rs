@@ -55,7 +55,10 @@ pub struct ReplayWindow {
     samples: Vec<Sample>,
     /// The outcome part of each sample's value target (see [`outcome_targets`]).
     outcomes: Vec<[f32; 3]>,
-    /// Draws samples by weight (see [`ReplayWindow::weigh_removals`]); none: uniformly.
+    /// How often each sample is drawn for its policy surprise (see
+    /// [`surprise_frequencies`]; 1: as often as any).
+    frequencies: Vec<f32>,
+    /// Draws samples by weight (see [`ReplayWindow::weigh`]); none: uniformly.
     weighted: Option<WeightedIndex<f64>>,
 }
 
@@ -78,26 +81,29 @@ impl ReplayWindow {
             perms,
             samples: Vec::new(),
             outcomes: Vec::new(),
+            frequencies: Vec::new(),
             weighted: None,
         }
     }
 
-    /// Draws removal decisions `weight` times as often as other samples from now on (1:
-    /// uniformly, as before): they are a small share of the samples, and the phase the
-    /// network learns worst. Samples added later are drawn uniformly until this is called
-    /// again.
-    pub fn weigh_removals(&mut self, weight: f32) {
-        self.weighted = if weight == 1.0 || self.samples.is_empty() {
+    /// Draws each sample by its surprise frequency (as loaded), and removal decisions
+    /// `removal_weight` times as often again, from now on (all 1: uniformly): removals
+    /// are a small share of the samples, and the phase the network learns worst. Samples
+    /// added later are drawn uniformly until this is called again.
+    pub fn weigh(&mut self, removal_weight: f32) {
+        let uniform = removal_weight == 1.0 && self.frequencies.iter().all(|&f| f == 1.0);
+        self.weighted = if uniform || self.samples.is_empty() {
             None
         } else {
             // f64: in f32 the running total of 10^5..10^6 weights is too coarse to draw
             // each sample with its own share.
-            let w = self.samples.iter().map(|s| {
-                if s.position.pending_removal() {
-                    f64::from(weight)
+            let w = self.samples.iter().zip(&self.frequencies).map(|(s, &f)| {
+                let phase = if s.position.pending_removal() {
+                    removal_weight
                 } else {
                     1.0
-                }
+                };
+                f64::from(f) * f64::from(phase)
             });
             WeightedIndex::new(w).ok()
         };
@@ -108,7 +114,8 @@ impl ReplayWindow {
     /// in the order of their index, whatever shards they were written in, so that the
     /// window does not depend on how games were grouped (a resumed self-play groups them
     /// differently); samples from the databases follow them. `bootstrap_explored`: see
-    /// [`outcome_targets`].
+    /// [`outcome_targets`]; `surprise_share`: see [`surprise_frequencies`] (drawn by them
+    /// once [`ReplayWindow::weigh`] is called).
     ///
     /// # Errors
     /// A shard is damaged or of other rules.
@@ -117,6 +124,7 @@ impl ReplayWindow {
         generations: &[Vec<PathBuf>],
         max_samples: usize,
         bootstrap_explored: bool,
+        surprise_share: f32,
     ) -> Result<ReplayWindow, ReplayError> {
         let mut w = ReplayWindow::new(rules);
         for shards in generations {
@@ -124,6 +132,8 @@ impl ReplayWindow {
             for samples in games {
                 w.outcomes
                     .extend(outcome_targets(&samples, bootstrap_explored));
+                w.frequencies
+                    .extend(surprise_frequencies(&samples, surprise_share));
                 w.samples.extend(samples);
             }
             w.extend(exact);
@@ -132,6 +142,7 @@ impl ReplayWindow {
             let cut = w.samples.len() - max_samples;
             w.samples.drain(..cut);
             w.outcomes.drain(..cut);
+            w.frequencies.drain(..cut);
         }
         Ok(w)
     }
@@ -142,6 +153,7 @@ impl ReplayWindow {
         self.weighted = None;
         for sample in samples {
             self.outcomes.push(result_wdl(sample.result));
+            self.frequencies.push(1.0);
             self.samples.push(sample);
         }
     }
@@ -196,7 +208,7 @@ impl ReplayWindow {
     }
 
     /// The index of one sample, drawn uniformly or by the weights of
-    /// [`ReplayWindow::weigh_removals`].
+    /// [`ReplayWindow::weigh`].
     ///
     /// # Panics
     /// When the window is empty.
@@ -208,7 +220,7 @@ impl ReplayWindow {
     }
 
     /// A mini-batch of `size` samples drawn with replacement (uniformly, or by the weights
-    /// of [`ReplayWindow::weigh_removals`]), each under a random symmetry when `augment`.
+    /// of [`ReplayWindow::weigh`]), each under a random symmetry when `augment`.
     ///
     /// # Panics
     /// When the window is empty.
@@ -251,6 +263,31 @@ impl ReplayWindow {
         }
         b
     }
+}
+
+/// How often each of one game's samples is drawn in training, for KataGo's policy surprise
+/// weighting: among the full searches (the policy targets), `1 - share` of their draws
+/// are spread evenly and `share` in proportion to each one's surprise
+/// ([`Sample::surprise`]), so that the game's full searches are drawn as often in all as
+/// without it, and the positions where the search taught the network most, more often.
+/// Other samples, and every sample where `share` is 0 or no full search was surprising,
+/// get 1.
+pub fn surprise_frequencies(samples: &[Sample], share: f32) -> Vec<f32> {
+    let full = samples.iter().filter(|s| s.full_search);
+    let (count, total) = full.fold((0usize, 0f64), |(n, t), s| {
+        (n + 1, t + f64::from(s.surprise))
+    });
+    samples
+        .iter()
+        .map(|s| {
+            if share == 0.0 || total <= 0.0 || !s.full_search {
+                1.0
+            } else {
+                let part = count as f64 * f64::from(s.surprise) / total;
+                (f64::from(1.0 - share) + f64::from(share) * part) as f32
+            }
+        })
+        .collect()
 }
 
 /// The outcome part of the value targets of one game's samples, in the game's order: each

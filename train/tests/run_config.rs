@@ -51,6 +51,10 @@ fn impossible_values_are_named() {
         ),
         ("[train]\nremoval_weight = 0.0", "train.removal_weight"),
         (
+            "[train]\npolicy_surprise_share = 1.5",
+            "train.policy_surprise_share",
+        ),
+        (
             "[selfplay]\nrandom_opening_plies = 1000",
             "selfplay.random_opening_plies",
         ),

@@ -5,7 +5,9 @@ use kvarn_game::{ActionSpace, Game, Rules, SYMMETRY_COUNT, Variant};
 use kvarn_model::burn::tensor::Device;
 use kvarn_model::{NetConfig, Network};
 use kvarn_selfplay::Sample;
-use kvarn_train::{ReplayWindow, Schedule, TrainConfig, Trainer, outcome_targets};
+use kvarn_train::{
+    ReplayWindow, Schedule, TrainConfig, Trainer, outcome_targets, surprise_frequencies,
+};
 use rand::{RngExt, SeedableRng};
 
 /// Samples from seeded random games, with random policies over the legal moves.
@@ -36,6 +38,7 @@ fn samples(rules: Rules, n: usize, seed: u64) -> Vec<Sample> {
                 .map(|(&m, w)| (space.index(m) as u16, w / sum))
                 .collect(),
             explored: false,
+            surprise: 0.0,
         });
         game.play_unchecked(moves[rng.random_range(0..moves.len())]);
     }
@@ -59,14 +62,14 @@ fn weighed_removals_are_drawn_that_much_more_often() {
             / f64::from(n)
     };
     assert!((drawn_share(&window) - share).abs() < 0.01);
-    window.weigh_removals(4.0);
+    window.weigh(4.0);
     let expected = 4.0 * share / (4.0 * share + 1.0 - share);
     let got = drawn_share(&window);
     assert!(
         (got - expected).abs() < 0.015,
         "{got} drawn, {expected} expected"
     );
-    window.weigh_removals(1.0);
+    window.weigh(1.0);
     assert!((drawn_share(&window) - share).abs() < 0.01);
 }
 
@@ -361,7 +364,8 @@ fn the_window_loaded_with_the_cut_trains_on_the_cut_outcomes() {
     };
     kvarn_selfplay::write_shard(&path, &header, &game).unwrap();
     for cut in [false, true] {
-        let window = ReplayWindow::load(rules, &[vec![path.clone()]], usize::MAX, cut).unwrap();
+        let window =
+            ReplayWindow::load(rules, &[vec![path.clone()]], usize::MAX, cut, 0.0).unwrap();
         assert_eq!(window.samples(), &game[..], "the flag survives the shard");
         let expected = outcome_targets(&game, cut);
         for (i, want) in expected.iter().enumerate() {
@@ -372,4 +376,110 @@ fn the_window_loaded_with_the_cut_trains_on_the_cut_outcomes() {
         // The first sample's outcome is the explored move's search value only with the cut.
         assert_eq!(expected[0] != outcome_targets(&game, false)[0], cut);
     }
+}
+
+#[test]
+fn surprising_full_searches_are_drawn_more_and_a_games_full_searches_as_often_in_all() {
+    let rules = Rules::new(Variant::Six);
+    let mut game = samples(rules, 40, 11);
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+    game.iter_mut()
+        .for_each(|s| s.surprise = rng.random_range(0.0..2.0));
+    let full = game.iter().filter(|s| s.full_search).count();
+    assert!(full > 10 && full < 40, "both kinds of sample: {full}");
+    assert!(surprise_frequencies(&game, 0.0).iter().all(|&f| f == 1.0));
+    let f = surprise_frequencies(&game, 0.5);
+    let full_total: f64 = game
+        .iter()
+        .zip(&f)
+        .filter(|(s, _)| s.full_search)
+        .map(|(_, &w)| f64::from(w))
+        .sum();
+    assert!(
+        (full_total - full as f64).abs() < 1e-3,
+        "{full_total} against {full}"
+    );
+    let surprise_sum: f32 = game
+        .iter()
+        .filter(|s| s.full_search)
+        .map(|s| s.surprise)
+        .sum();
+    for (s, &w) in game.iter().zip(&f) {
+        if s.full_search {
+            let want = 0.5 + 0.5 * full as f32 * s.surprise / surprise_sum;
+            assert!((w - want).abs() < 1e-4, "{w} against {want}");
+        } else {
+            assert_eq!(w, 1.0, "samples without a full search keep their draws");
+        }
+    }
+    // A game none of whose searches surprised: every sample as often as before.
+    let mut dull = game.clone();
+    dull.iter_mut().for_each(|s| s.surprise = 0.0);
+    assert!(surprise_frequencies(&dull, 0.5).iter().all(|&w| w == 1.0));
+}
+
+#[test]
+fn the_window_draws_by_surprise_times_the_removal_weight() {
+    let rules = Rules::new(Variant::Six);
+    let mut game = samples(rules, 30, 12);
+    for s in &mut game {
+        s.full_search = true;
+        s.surprise = 0.0;
+    }
+    // One sample holds all the game's surprise: with share 1 it takes every draw.
+    let (hot, removal) = (7, game.iter().position(|s| s.position.pending_removal()));
+    game[hot].surprise = 1.5;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.kvsp");
+    let header = kvarn_selfplay::ShardHeader {
+        encoding_version: kvarn_game::ENCODING_VERSION,
+        rules,
+        games: 1,
+        samples: game.len() as u64,
+        game_list: vec![kvarn_selfplay::shard::GameSummary {
+            index: 0,
+            result: 0,
+            plies: game.len() as u32,
+            samples: game.len() as u32,
+        }],
+        model: "test".into(),
+        source: kvarn_selfplay::SampleSource::Games,
+    };
+    kvarn_selfplay::write_shard(&path, &header, &game).unwrap();
+    let drawn = |share: f32, removal_weight: f32| {
+        let mut window =
+            ReplayWindow::load(rules, &[vec![path.clone()]], usize::MAX, false, share).unwrap();
+        window.weigh(removal_weight);
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(4);
+        let mut counts = vec![0u32; game.len()];
+        for _ in 0..30_000 {
+            counts[window.draw(&mut rng)] += 1;
+        }
+        counts
+    };
+    let all = drawn(1.0, 1.0);
+    assert_eq!(all[hot], 30_000, "{all:?}");
+    // Half the share: the hot sample gets 0.5 + 0.5 * 30 of the game's 30 draws.
+    let half = drawn(0.5, 1.0);
+    let want = (0.5 + 15.0) / 30.0;
+    let got = f64::from(half[hot]) / 30_000.0;
+    assert!((got - want).abs() < 0.01, "{got} against {want}");
+    // The removal weight multiplies the surprise frequency.
+    let r = removal.expect("the seeded game holds a removal");
+    assert_ne!(r, hot);
+    let weight = |i: usize| {
+        let f = if i == hot { 15.5 } else { 0.5 };
+        f * if game[i].position.pending_removal() {
+            4.0
+        } else {
+            1.0
+        }
+    };
+    let total: f64 = (0..game.len()).map(weight).sum();
+    let got = f64::from(drawn(0.5, 4.0)[r]) / 30_000.0;
+    assert!(
+        (got - weight(r) / total).abs() < 0.01,
+        "{got} against {}",
+        weight(r) / total
+    );
 }

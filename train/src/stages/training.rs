@@ -58,8 +58,9 @@ pub fn window(config: &RunConfig, dir: &RunDir, g: u32) -> Result<ReplayWindow, 
         &generations,
         config.train.window_samples,
         config.train.bootstrap_explored,
+        config.train.policy_surprise_share,
     )?;
-    window.weigh_removals(config.train.removal_weight);
+    window.weigh(config.train.removal_weight);
     Ok(window)
 }
 
