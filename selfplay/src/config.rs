@@ -76,6 +76,12 @@ pub struct SearchConfig {
     /// a draw, greedy self-play repeats the same moves and ends by repetition, and never
     /// learns which of them loses or which line wins.
     pub late_temperature: f32,
+    /// Whether `late_temperature` also draws removal decisions (true: every decision
+    /// after the opening plies). A removal is a short tactic whose best choice the search
+    /// usually sees, and a worse one drawn at random changes the game's result that the
+    /// positions before it learn from; false keeps the most visited removal and varies
+    /// only the moves, where the late temperature is meant to vary drawn shuffles.
+    pub late_temperature_on_removals: bool,
     /// A move drawn with either temperature must have a value (from -1, lost, to 1, won)
     /// within this of the most visited move's: the temperature then varies the moves the
     /// search finds about equal, not those it knows are worse, such as a removal that
@@ -134,6 +140,7 @@ impl Default for SearchConfig {
             temperature: 1.0,
             temperature_plies: 12,
             late_temperature: 0.0,
+            late_temperature_on_removals: true,
             temperature_value_cutoff: 2.0,
             explored_value_gap: 0.0,
             forced_playouts: 0.0,

@@ -658,8 +658,10 @@ fn finish_move(
     } else {
         ctx.config.temperature_plies
     };
+    let removal = sim.positions()[i].pending_removal();
     let temperature = match ctx.config.root {
         RootSearch::Puct if ply < temperature_plies => ctx.config.temperature,
+        RootSearch::Puct if removal && !ctx.config.late_temperature_on_removals => 0.0,
         RootSearch::Puct => ctx.config.late_temperature,
         RootSearch::Gumbel => 0.0,
     };

@@ -871,11 +871,24 @@ fn a_search_player_beats_random_play_in_a_match() {
 
 /// Plies of `games` whose move was not the one the search visited most.
 fn moves_off_the_most_visited(rules: &Rules, games: &[kvarn_selfplay::PlayedGame]) -> usize {
+    decisions_off_the_most_visited(rules, games, |_| true)
+}
+
+/// Decisions of `games` whose position passes `which` where the move played was not the
+/// most visited.
+fn decisions_off_the_most_visited(
+    rules: &Rules,
+    games: &[kvarn_selfplay::PlayedGame],
+    which: impl Fn(&Position) -> bool,
+) -> usize {
     let actions = ActionSpace::new(rules);
     let mut off = 0;
     for g in games {
         for pair in g.samples.windows(2) {
             let (before, after) = (&pair[0], &pair[1]);
+            if !which(&before.position) {
+                continue;
+            }
             let played = before
                 .position
                 .legal_moves(rules)
@@ -921,6 +934,40 @@ fn late_temperature_varies_moves_after_the_temperature_plies_reproducibly() {
         "{off} of {plies} moves off the most visited"
     );
     assert_eq!(late, games(1.0, 4, 2), "the same games however interleaved");
+}
+
+#[test]
+fn late_temperature_off_removals_keeps_their_most_visited_choice_and_varies_the_moves() {
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    let games = |on_removals: bool| {
+        let mut j = job(12, 1, 1, RootSearch::Puct, None);
+        j.search.temperature_plies = 0;
+        j.search.late_temperature = 1.0;
+        j.search.late_temperature_on_removals = on_removals;
+        j.selfplay.playout_cap.enabled = false;
+        run(&j, &eval, None).unwrap().1
+    };
+    let removals = |p: &Position| p.pending_removal();
+    let others = |p: &Position| !p.pending_removal();
+    let all = games(true);
+    assert!(decisions_off_the_most_visited(&rules, &all, removals) > 0);
+    let moves_only = games(false);
+    assert_eq!(
+        decisions_off_the_most_visited(&rules, &moves_only, removals),
+        0
+    );
+    let removal_decisions: usize = moves_only
+        .iter()
+        .map(|g| {
+            g.samples
+                .iter()
+                .filter(|s| s.position.pending_removal())
+                .count()
+        })
+        .sum();
+    assert!(removal_decisions > 5, "{removal_decisions} removals played");
+    assert!(decisions_off_the_most_visited(&rules, &moves_only, others) > 20);
 }
 
 #[test]
