@@ -340,14 +340,8 @@ fn outcomes_are_cut_at_moves_the_late_temperature_drew() {
     assert!(same > 0 && other > 0);
 }
 
-#[test]
-fn the_window_loaded_with_the_cut_trains_on_the_cut_outcomes() {
-    let rules = Rules::new(Variant::Six);
-    let mut game = samples(rules, 12, 8);
-    game[6].explored = true;
-    game[6].search_wdl = [0.7, 0.2, 0.1];
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("g.kvsp");
+/// Writes `game`'s samples as a shard of one game.
+fn one_game_shard(path: &std::path::Path, rules: Rules, game: &[Sample]) {
     let header = kvarn_selfplay::ShardHeader {
         encoding_version: kvarn_game::ENCODING_VERSION,
         rules,
@@ -362,7 +356,18 @@ fn the_window_loaded_with_the_cut_trains_on_the_cut_outcomes() {
         model: "test".into(),
         source: kvarn_selfplay::SampleSource::Games,
     };
-    kvarn_selfplay::write_shard(&path, &header, &game).unwrap();
+    kvarn_selfplay::write_shard(path, &header, game).unwrap();
+}
+
+#[test]
+fn the_window_loaded_with_the_cut_trains_on_the_cut_outcomes() {
+    let rules = Rules::new(Variant::Six);
+    let mut game = samples(rules, 12, 8);
+    game[6].explored = true;
+    game[6].search_wdl = [0.7, 0.2, 0.1];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.kvsp");
+    one_game_shard(&path, rules, &game);
     for cut in [false, true] {
         let window =
             ReplayWindow::load(rules, &[vec![path.clone()]], usize::MAX, cut, 0.0).unwrap();
@@ -431,21 +436,7 @@ fn the_window_draws_by_surprise_times_the_removal_weight() {
     game[hot].surprise = 1.5;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g.kvsp");
-    let header = kvarn_selfplay::ShardHeader {
-        encoding_version: kvarn_game::ENCODING_VERSION,
-        rules,
-        games: 1,
-        samples: game.len() as u64,
-        game_list: vec![kvarn_selfplay::shard::GameSummary {
-            index: 0,
-            result: 0,
-            plies: game.len() as u32,
-            samples: game.len() as u32,
-        }],
-        model: "test".into(),
-        source: kvarn_selfplay::SampleSource::Games,
-    };
-    kvarn_selfplay::write_shard(&path, &header, &game).unwrap();
+    one_game_shard(&path, rules, &game);
     let drawn = |share: f32, removal_weight: f32| {
         let mut window =
             ReplayWindow::load(rules, &[vec![path.clone()]], usize::MAX, false, share).unwrap();
