@@ -306,7 +306,7 @@ pub struct SelfPlayFigures {
 }
 
 /// The training stage's figures.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainingFigures {
     /// Optimiser steps per second.
     pub steps_per_second: f64,
@@ -316,6 +316,24 @@ pub struct TrainingFigures {
     pub loss_policy: f64,
     /// Mean value loss over the generation's steps.
     pub loss_value: f64,
+    /// The window's mean policy surprise in each phase that has full searches (none in
+    /// generations recorded before it was measured).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub surprise_by_phase: Vec<PhaseSurprise>,
+}
+
+/// How much the searches of one phase overruled the network: the mean policy surprise
+/// ([`kvarn_selfplay::Sample::surprise`]) of the replay window's full searches there.
+/// Where it stays high the search still teaches the network that phase; where it falls
+/// to nothing, self-play only confirms what the network believes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PhaseSurprise {
+    /// The phase.
+    pub phase: Phase,
+    /// Its full searches in the window.
+    pub searches: u64,
+    /// Their mean surprise (nats).
+    pub mean: f64,
 }
 
 /// The evaluation stage's figures.

@@ -32,6 +32,8 @@ pub enum Metric {
     LossPolicy,
     /// Mean value loss over the generation's steps.
     LossValue,
+    /// The window's mean policy surprise in one phase.
+    WindowSurpriseIn(Phase),
     /// Share of points against an opponent (a draw is half).
     Score(Opponent),
     /// The Elo difference that score means (a clean sweep counted half a game short).
@@ -121,6 +123,7 @@ impl Metric {
             Metric::SelfPlayPlayedOut => "selfplay/played_out_share".into(),
             Metric::TrainStepsPerSecond => "train/steps_per_second".into(),
             Metric::WindowSamples => "train/window_samples".into(),
+            Metric::WindowSurpriseIn(p) => format!("train/window_policy_surprise_{}", p.name()),
             Metric::LossPolicy => "train/loss_policy_generation".into(),
             Metric::LossValue => "train/loss_value_generation".into(),
             Metric::Score(o) => format!("eval/score_vs_{}", o.slug()),
@@ -154,6 +157,7 @@ impl Metric {
             Metric::SelfPlayPlayedOut => "games played on from the databases".into(),
             Metric::TrainStepsPerSecond => "training steps/s".into(),
             Metric::WindowSamples => "window samples".into(),
+            Metric::WindowSurpriseIn(p) => format!("window policy surprise, {}", p.name()),
             Metric::LossPolicy => "policy loss".into(),
             Metric::LossValue => "value loss".into(),
             Metric::Score(o) => format!("score vs {}", o.label()),
@@ -188,7 +192,9 @@ impl Metric {
             Metric::SelfPlayPositionsPerSecond => Format::Fixed(0),
             Metric::SelfPlayAdjudicated | Metric::SelfPlayPlayedOut => Format::Share,
             Metric::TrainStepsPerSecond => Format::Fixed(2),
-            Metric::LossPolicy | Metric::LossValue => Format::Fixed(4),
+            Metric::LossPolicy | Metric::LossValue | Metric::WindowSurpriseIn(_) => {
+                Format::Fixed(4)
+            }
             Metric::Score(_)
             | Metric::SolverValueAccuracy
             | Metric::SolverValueKeeping
@@ -220,6 +226,12 @@ impl Metric {
             Metric::TrainStepsPerSecond => Some(record.training.steps_per_second),
             Metric::WindowSamples => Some(record.training.window_samples as f64),
             Metric::LossPolicy => Some(record.training.loss_policy),
+            Metric::WindowSurpriseIn(p) => record
+                .training
+                .surprise_by_phase
+                .iter()
+                .find(|s| s.phase == *p)
+                .map(|s| s.mean),
             Metric::LossValue => Some(record.training.loss_value),
             Metric::Score(o) => record.result_vs(o).map(Tally::score),
             Metric::Elo(o) => record.result_vs(o).map(finite_elo),
@@ -289,6 +301,7 @@ pub fn metrics_of(config: &RunConfig) -> Vec<Metric> {
         Metric::LossPolicy,
         Metric::LossValue,
     ];
+    out.extend(phases_of(config).map(Metric::WindowSurpriseIn));
     if config.selfplay.endgame.in_games() {
         out.extend([Metric::SelfPlayAdjudicated, Metric::SelfPlayPlayedOut]);
     }

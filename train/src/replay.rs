@@ -1,8 +1,10 @@
 //! The replay window: the samples of the most recent self-play shards, and mini-batches
 //! drawn from them with a random board symmetry applied to each sample.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use kvarn_eval::solver::benchmark::Phase;
 use kvarn_game::{ActionSpace, Color, Rules, SYMMETRY_COUNT, encoding};
 use kvarn_selfplay::{
     BranchPool, Endgame, Sample, SampleSource, ShardError, ShardHeader, read_shard,
@@ -10,6 +12,8 @@ use kvarn_selfplay::{
 use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
 use rand::{Rng, RngExt};
+
+use crate::manifest::PhaseSurprise;
 
 /// A mini-batch, row-major, ready for the trainer.
 #[derive(Debug, Clone, PartialEq)]
@@ -166,6 +170,24 @@ impl ReplayWindow {
     /// Whether the window is empty.
     pub fn is_empty(&self) -> bool {
         self.samples.is_empty()
+    }
+
+    /// The mean policy surprise of the window's full searches in each phase that has
+    /// any, in the phases' order, with their count (see [`crate::manifest::PhaseSurprise`]).
+    /// Samples from the databases, which no search made, are left out.
+    pub fn surprise_by_phase(&self) -> Vec<PhaseSurprise> {
+        let mut sums: BTreeMap<Phase, (u64, f64)> = BTreeMap::new();
+        for s in self.samples.iter().filter(|s| s.full_search) {
+            let e = sums.entry(Phase::of(&self.rules, &s.position)).or_default();
+            *e = (e.0 + 1, e.1 + f64::from(s.surprise));
+        }
+        sums.into_iter()
+            .map(|(phase, (searches, sum))| PhaseSurprise {
+                phase,
+                searches,
+                mean: sum / searches as f64,
+            })
+            .collect()
     }
 
     /// The samples.

@@ -474,3 +474,32 @@ fn the_window_draws_by_surprise_times_the_removal_weight() {
         weight(r) / total
     );
 }
+
+#[test]
+fn the_windows_surprise_is_the_mean_of_its_full_searches_by_phase() {
+    use kvarn_eval::solver::benchmark::Phase;
+    let rules = Rules::new(Variant::Six);
+    let mut game = samples(rules, 300, 13);
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(13);
+    game.iter_mut()
+        .for_each(|s| s.surprise = rng.random_range(0.0..2.0));
+    let mut window = ReplayWindow::new(rules);
+    window.extend(game.clone());
+    let figures = window.surprise_by_phase();
+    let phases: Vec<Phase> = figures.iter().map(|f| f.phase).collect();
+    assert_eq!(phases, [Phase::Placing, Phase::Moving, Phase::Removal]);
+    for f in &figures {
+        let of_phase: Vec<f32> = game
+            .iter()
+            .filter(|s| s.full_search && Phase::of(&rules, &s.position) == f.phase)
+            .map(|s| s.surprise)
+            .collect();
+        assert_eq!(f.searches, of_phase.len() as u64);
+        let mean = of_phase.iter().map(|&x| f64::from(x)).sum::<f64>() / of_phase.len() as f64;
+        assert!((f.mean - mean).abs() < 1e-9, "{f:?} against {mean}");
+    }
+    // Samples without a full search are not searches that could surprise.
+    let full: u64 = figures.iter().map(|f| f.searches).sum();
+    assert_eq!(full, game.iter().filter(|s| s.full_search).count() as u64);
+    assert!(full < game.len() as u64);
+}

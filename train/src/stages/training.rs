@@ -31,7 +31,7 @@ pub struct TrainingStage<'a> {
 }
 
 /// How the stage ended.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Trained {
     /// The generation's steps are done.
     Finished(TrainingFigures),
@@ -125,6 +125,7 @@ pub fn train(
         window_samples: window.len(),
         loss_policy: sums.policy_sum / n,
         loss_value: sums.value_sum / n,
+        surprise_by_phase: window.surprise_by_phase(),
     }))
 }
 
