@@ -102,12 +102,12 @@ impl ReplayWindow {
             // f64: in f32 the running total of 10^5..10^6 weights is too coarse to draw
             // each sample with its own share.
             let w = self.samples.iter().zip(&self.frequencies).map(|(s, &f)| {
-                let phase = if s.position.pending_removal() {
+                let removal = if s.position.pending_removal() {
                     removal_weight
                 } else {
                     1.0
                 };
-                f64::from(f) * f64::from(phase)
+                f64::from(f) * f64::from(removal)
             });
             WeightedIndex::new(w).ok()
         };

@@ -383,13 +383,20 @@ fn the_window_loaded_with_the_cut_trains_on_the_cut_outcomes() {
     }
 }
 
+/// `samples` with seeded random policy surprises in `0..2` (the helper above leaves them
+/// at 0, so that the tests drawing from it keep their random streams).
+fn with_surprises(mut samples: Vec<Sample>, seed: u64) -> Vec<Sample> {
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+    for s in &mut samples {
+        s.surprise = rng.random_range(0.0..2.0);
+    }
+    samples
+}
+
 #[test]
 fn surprising_full_searches_are_drawn_more_and_a_games_full_searches_as_often_in_all() {
     let rules = Rules::new(Variant::Six);
-    let mut game = samples(rules, 40, 11);
-    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
-    game.iter_mut()
-        .for_each(|s| s.surprise = rng.random_range(0.0..2.0));
+    let game = with_surprises(samples(rules, 40, 11), 11);
     let full = game.iter().filter(|s| s.full_search).count();
     assert!(full > 10 && full < 40, "both kinds of sample: {full}");
     assert!(surprise_frequencies(&game, 0.0).iter().all(|&f| f == 1.0));
@@ -479,10 +486,7 @@ fn the_window_draws_by_surprise_times_the_removal_weight() {
 fn the_windows_surprise_is_the_mean_of_its_full_searches_by_phase() {
     use kvarn_eval::solver::benchmark::Phase;
     let rules = Rules::new(Variant::Six);
-    let mut game = samples(rules, 300, 13);
-    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(13);
-    game.iter_mut()
-        .for_each(|s| s.surprise = rng.random_range(0.0..2.0));
+    let game = with_surprises(samples(rules, 300, 13), 13);
     let mut window = ReplayWindow::new(rules);
     window.extend(game.clone());
     let figures = window.surprise_by_phase();
