@@ -82,6 +82,10 @@ pub struct TrainConfig {
     /// search win/draw/loss, not the game's result (see
     /// [`crate::replay::outcome_targets`]).
     pub bootstrap_explored: bool,
+    /// The search part of the value target of a sample whose search was cheap (playout
+    /// cap randomisation): that search's own win/draw/loss, or the game's next full
+    /// search's (see [`crate::replay::search_targets`]).
+    pub cheap_search_value: CheapSearchValue,
     /// Removal decisions are drawn this many times as often as other samples (1:
     /// uniformly).
     pub removal_weight: f32,
@@ -97,6 +101,21 @@ pub struct TrainConfig {
     pub augment: bool,
     /// Which implementation takes the optimiser steps.
     pub engine: TrainEngine,
+}
+
+/// Where a cheap search's sample takes the search part of its value target from. Most
+/// samples are cheap (`selfplay.playout_cap`): a search of a fifth as many simulations
+/// names fewer values right, and its error would be most of the value target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheapSearchValue {
+    /// Its own search's win/draw/loss.
+    #[default]
+    Own,
+    /// The win/draw/loss of the game's next full search, for the player to move here (a
+    /// few plies on, a deeper search of the line self-play went on with); the sample's
+    /// outcome target where no full search follows.
+    NextFull,
 }
 
 /// Which implementation trains the network. Both compute the same losses, gradients and
@@ -123,6 +142,7 @@ impl Default for TrainConfig {
             value_weight: 1.0,
             search_value_share: 0.0,
             bootstrap_explored: false,
+            cheap_search_value: CheapSearchValue::Own,
             removal_weight: 1.0,
             policy_surprise_share: 0.0,
             window_generations: 4,

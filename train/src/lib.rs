@@ -31,11 +31,11 @@ pub mod run_dir;
 pub mod stages;
 pub mod trainer;
 
-pub use config::{Schedule, TrainConfig, TrainEngine};
+pub use config::{CheapSearchValue, Schedule, TrainConfig, TrainEngine};
 pub use error::RunError;
 pub use manifest::{GenerationRecord, Manifest};
 pub use metrics::Metrics;
-pub use replay::{Batch, ReplayWindow, outcome_targets, surprise_frequencies};
+pub use replay::{Batch, ReplayWindow, outcome_targets, search_targets, surprise_frequencies};
 pub use run_config::{ConfigError, LoopConfig, RunConfig, SolverConfig};
 pub use run_dir::RunDir;
 pub use trainer::{Losses, Trainer};

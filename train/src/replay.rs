@@ -13,6 +13,7 @@ use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
 use rand::{Rng, RngExt};
 
+use crate::config::{CheapSearchValue, TrainConfig};
 use crate::manifest::PhaseSurprise;
 
 /// A mini-batch, row-major, ready for the trainer.
@@ -59,6 +60,8 @@ pub struct ReplayWindow {
     samples: Vec<Sample>,
     /// The outcome part of each sample's value target (see [`outcome_targets`]).
     outcomes: Vec<[f32; 3]>,
+    /// The search part of each sample's value target (see [`search_targets`]).
+    searches: Vec<[f32; 3]>,
     /// How often each sample is drawn for its policy surprise (see
     /// [`surprise_frequencies`]; 1: as often as any).
     frequencies: Vec<f32>,
@@ -85,6 +88,7 @@ impl ReplayWindow {
             perms,
             samples: Vec::new(),
             outcomes: Vec::new(),
+            searches: Vec::new(),
             frequencies: Vec::new(),
             weighted: None,
         }
@@ -114,38 +118,44 @@ impl ReplayWindow {
     }
 
     /// The samples of `generations` (each one generation's shards, oldest generation
-    /// first), keeping the newest `max_samples`. Within a generation the games are taken
-    /// in the order of their index, whatever shards they were written in, so that the
-    /// window does not depend on how games were grouped (a resumed self-play groups them
-    /// differently); samples from the databases follow them. `bootstrap_explored`: see
-    /// [`outcome_targets`]; `surprise_share`: see [`surprise_frequencies`] (drawn by them
-    /// once [`ReplayWindow::weigh`] is called).
+    /// first), keeping the newest `train.window_samples`. Within a generation the games
+    /// are taken in the order of their index, whatever shards they were written in, so
+    /// that the window does not depend on how games were grouped (a resumed self-play
+    /// groups them differently); samples from the databases follow them. The value
+    /// targets' parts follow `train.bootstrap_explored` ([`outcome_targets`]) and
+    /// `train.cheap_search_value` ([`search_targets`]); the draws follow
+    /// `train.policy_surprise_share` ([`surprise_frequencies`]) once
+    /// [`ReplayWindow::weigh`] is called.
     ///
     /// # Errors
     /// A shard is damaged or of other rules.
     pub fn load(
         rules: Rules,
         generations: &[Vec<PathBuf>],
-        max_samples: usize,
-        bootstrap_explored: bool,
-        surprise_share: f32,
+        train: &TrainConfig,
     ) -> Result<ReplayWindow, ReplayError> {
         let mut w = ReplayWindow::new(rules);
         for shards in generations {
             let (games, exact) = read_generation(rules, shards)?;
             for samples in games {
-                w.outcomes
-                    .extend(outcome_targets(&samples, bootstrap_explored));
+                let outcomes = outcome_targets(&samples, train.bootstrap_explored);
+                w.searches.extend(search_targets(
+                    &samples,
+                    &outcomes,
+                    train.cheap_search_value,
+                ));
+                w.outcomes.extend(outcomes);
                 w.frequencies
-                    .extend(surprise_frequencies(&samples, surprise_share));
+                    .extend(surprise_frequencies(&samples, train.policy_surprise_share));
                 w.samples.extend(samples);
             }
             w.extend(exact);
         }
-        if w.samples.len() > max_samples {
-            let cut = w.samples.len() - max_samples;
+        if w.samples.len() > train.window_samples {
+            let cut = w.samples.len() - train.window_samples;
             w.samples.drain(..cut);
             w.outcomes.drain(..cut);
+            w.searches.drain(..cut);
             w.frequencies.drain(..cut);
         }
         Ok(w)
@@ -157,6 +167,7 @@ impl ReplayWindow {
         self.weighted = None;
         for sample in samples {
             self.outcomes.push(result_wdl(sample.result));
+            self.searches.push(sample.search_wdl);
             self.frequencies.push(1.0);
             self.samples.push(sample);
         }
@@ -196,8 +207,8 @@ impl ReplayWindow {
     }
 
     /// Sample `i` as training rows under board symmetry `sym`: features, legal mask,
-    /// policy target and value target (`search_value_share` of the search's win/draw/loss
-    /// mixed into the outcome's).
+    /// policy target and value target (`search_value_share` of the search part mixed into
+    /// the outcome part).
     ///
     /// # Panics
     /// When `i` is out of range.
@@ -223,9 +234,9 @@ impl ReplayWindow {
         for &(a, p) in &sample.policy {
             policy[usize::from(perm[usize::from(a)])] += p;
         }
-        let outcome = self.outcomes[i];
+        let (outcome, search) = (self.outcomes[i], self.searches[i]);
         let s = search_value_share;
-        let value = std::array::from_fn(|k| (1.0 - s) * outcome[k] + s * sample.search_wdl[k]);
+        let value = std::array::from_fn(|k| (1.0 - s) * outcome[k] + s * search[k]);
         (features, legal, policy, value)
     }
 
@@ -332,6 +343,46 @@ pub fn outcome_targets(samples: &[Sample], bootstrap_explored: bool) -> Vec<[f32
                 Some((at, wdl)) if at == side => wdl,
                 Some((_, [w, d, l])) => [l, d, w],
                 None => result_wdl(s.result),
+            }
+        })
+        .collect();
+    out.reverse();
+    out
+}
+
+/// The search part of the value targets of one game's samples, in order: a full search's
+/// own win/draw/loss; a cheap search's own too, or with [`CheapSearchValue::NextFull`]
+/// that of the game's next full search, turned to the player to move here (removals
+/// keep the mover, so sides need not alternate), and `outcomes[i]` (the sample's outcome
+/// target) where no full search follows. A cheap search's value is the weakest part of
+/// the value targets (a fifth of the simulations); the next full search values the line
+/// that self-play went on with, a few plies later.
+///
+/// # Panics
+/// When `outcomes` is not as long as `samples`.
+pub fn search_targets(
+    samples: &[Sample],
+    outcomes: &[[f32; 3]],
+    cheap: CheapSearchValue,
+) -> Vec<[f32; 3]> {
+    assert_eq!(samples.len(), outcomes.len(), "an outcome for every sample");
+    let mut next: Option<(Color, [f32; 3])> = None;
+    let mut out: Vec<[f32; 3]> = samples
+        .iter()
+        .zip(outcomes)
+        .rev()
+        .map(|(s, &outcome)| {
+            let side = s.position.side_to_move();
+            if s.full_search {
+                next = Some((side, s.search_wdl));
+            }
+            if s.full_search || cheap == CheapSearchValue::Own {
+                return s.search_wdl;
+            }
+            match next {
+                Some((at, wdl)) if at == side => wdl,
+                Some((_, [w, d, l])) => [l, d, w],
+                None => outcome,
             }
         })
         .collect();

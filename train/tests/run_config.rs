@@ -36,6 +36,11 @@ fn unknown_keys_are_named_with_their_line() {
     assert!(e.contains("evaluation"), "{e}");
     let e = refusal(&format!("{BASE}\nsimulations = 2\n"));
     assert!(e.contains("simulations"), "{e}");
+    let e = refusal(&format!("{BASE}\n[train]\ncheap_search_value = \"next\"\n"));
+    assert!(
+        e.contains("cheap_search_value") && e.contains("next_full"),
+        "{e}"
+    );
 }
 
 #[test]

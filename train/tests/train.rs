@@ -6,7 +6,8 @@ use kvarn_model::burn::tensor::Device;
 use kvarn_model::{NetConfig, Network};
 use kvarn_selfplay::Sample;
 use kvarn_train::{
-    ReplayWindow, Schedule, TrainConfig, Trainer, outcome_targets, surprise_frequencies,
+    CheapSearchValue, ReplayWindow, Schedule, TrainConfig, Trainer, outcome_targets,
+    search_targets, surprise_frequencies,
 };
 use rand::{RngExt, SeedableRng};
 
@@ -359,6 +360,16 @@ fn one_game_shard(path: &std::path::Path, rules: Rules, game: &[Sample]) {
     kvarn_selfplay::write_shard(path, &header, game).unwrap();
 }
 
+/// The settings the replay window reads, all samples kept.
+fn window_config(bootstrap_explored: bool, policy_surprise_share: f32) -> TrainConfig {
+    TrainConfig {
+        bootstrap_explored,
+        policy_surprise_share,
+        window_samples: usize::MAX,
+        ..TrainConfig::default()
+    }
+}
+
 #[test]
 fn the_window_loaded_with_the_cut_trains_on_the_cut_outcomes() {
     let rules = Rules::new(Variant::Six);
@@ -370,7 +381,7 @@ fn the_window_loaded_with_the_cut_trains_on_the_cut_outcomes() {
     one_game_shard(&path, rules, &game);
     for cut in [false, true] {
         let window =
-            ReplayWindow::load(rules, &[vec![path.clone()]], usize::MAX, cut, 0.0).unwrap();
+            ReplayWindow::load(rules, &[vec![path.clone()]], &window_config(cut, 0.0)).unwrap();
         assert_eq!(window.samples(), &game[..], "the flag survives the shard");
         let expected = outcome_targets(&game, cut);
         for (i, want) in expected.iter().enumerate() {
@@ -380,6 +391,60 @@ fn the_window_loaded_with_the_cut_trains_on_the_cut_outcomes() {
         }
         // The first sample's outcome is the explored move's search value only with the cut.
         assert_eq!(expected[0] != outcome_targets(&game, false)[0], cut);
+    }
+}
+
+#[test]
+fn cheap_searches_take_the_next_full_searchs_value_for_their_own_side() {
+    let rules = Rules::new(Variant::Six);
+    let mut game = samples(rules, 40, 13);
+    for (i, s) in game.iter_mut().enumerate() {
+        // Lopsided, and different for every sample, so that any mix-up shows.
+        let w = 0.5 + i as f32 / 100.0;
+        s.search_wdl = [w, 0.1, 0.9 - w];
+    }
+    // The game ends with cheap searches, which no full search follows.
+    game[38].full_search = false;
+    game[39].full_search = false;
+    let outcomes = outcome_targets(&game, false);
+    let own = search_targets(&game, &outcomes, CheapSearchValue::Own);
+    assert!(own.iter().zip(&game).all(|(t, s)| *t == s.search_wdl));
+    let next = search_targets(&game, &outcomes, CheapSearchValue::NextFull);
+    let (mut same_side, mut other_side) = (0, 0);
+    for (i, s) in game.iter().enumerate() {
+        if s.full_search {
+            assert_eq!(
+                next[i], s.search_wdl,
+                "a full search keeps its own, sample {i}"
+            );
+            continue;
+        }
+        let Some(j) = (i + 1..game.len()).find(|&j| game[j].full_search) else {
+            assert_eq!(next[i], outcomes[i], "no full search follows sample {i}");
+            continue;
+        };
+        let [w, d, l] = game[j].search_wdl;
+        if game[j].position.side_to_move() == s.position.side_to_move() {
+            same_side += 1;
+            assert_eq!(next[i], [w, d, l], "sample {i} from {j}");
+        } else {
+            other_side += 1;
+            assert_eq!(next[i], [l, d, w], "sample {i} from {j}, turned");
+        }
+    }
+    assert!(same_side > 0 && other_side > 0, "{same_side} {other_side}");
+    // The window trains on them: with a search share of 1 the value target is this part.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.kvsp");
+    one_game_shard(&path, rules, &game);
+    let config = TrainConfig {
+        cheap_search_value: CheapSearchValue::NextFull,
+        ..window_config(false, 0.0)
+    };
+    let window = ReplayWindow::load(rules, &[vec![path]], &config).unwrap();
+    for (i, want) in next.iter().enumerate() {
+        let (.., value) = window.row(i, 0, 1.0);
+        assert_eq!(&value, want, "sample {i}");
     }
 }
 
@@ -446,7 +511,7 @@ fn the_window_draws_by_surprise_times_the_removal_weight() {
     one_game_shard(&path, rules, &game);
     let drawn = |share: f32, removal_weight: f32| {
         let mut window =
-            ReplayWindow::load(rules, &[vec![path.clone()]], usize::MAX, false, share).unwrap();
+            ReplayWindow::load(rules, &[vec![path.clone()]], &window_config(false, share)).unwrap();
         window.weigh(removal_weight);
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(4);
         let mut counts = vec![0u32; game.len()];

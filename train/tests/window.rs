@@ -6,7 +6,15 @@ use std::collections::BTreeSet;
 
 use kvarn_game::{ActionSpace, Rules, Variant};
 use kvarn_selfplay::{SearchConfig, SelfPlayConfig, SelfPlayJob, UniformEvaluator};
-use kvarn_train::ReplayWindow;
+use kvarn_train::{ReplayWindow, TrainConfig};
+
+/// Default training settings with a window of `window_samples`.
+fn keep(window_samples: usize) -> TrainConfig {
+    TrainConfig {
+        window_samples,
+        ..TrainConfig::default()
+    }
+}
 
 fn shards(rules: Rules, games_per_shard: usize, skip: &[u64], dir: &std::path::Path) {
     let job = SelfPlayJob {
@@ -67,8 +75,8 @@ fn the_window_is_the_same_however_games_were_grouped_into_shards() {
     };
     assert_ne!(concatenated(whole.path()), concatenated(resumed.path()));
     for max in [usize::MAX, 50] {
-        let a = ReplayWindow::load(rules, &[files(whole.path())], max, false, 0.0).unwrap();
-        let b = ReplayWindow::load(rules, &[files(resumed.path())], max, false, 0.0).unwrap();
+        let a = ReplayWindow::load(rules, &[files(whole.path())], &keep(max)).unwrap();
+        let b = ReplayWindow::load(rules, &[files(resumed.path())], &keep(max)).unwrap();
         assert!(!a.is_empty());
         assert_eq!(a.samples(), b.samples(), "window of at most {max} samples");
     }
@@ -93,11 +101,11 @@ fn samples_from_the_databases_follow_their_generations_games_in_the_window() {
     let rules = Rules::new(Variant::Six);
     let dir = tempfile::tempdir().unwrap();
     shards(rules, 4, &[], dir.path());
-    let games = ReplayWindow::load(rules, &[files(dir.path())], usize::MAX, false, 0.0).unwrap();
+    let games = ReplayWindow::load(rules, &[files(dir.path())], &keep(usize::MAX)).unwrap();
     let exact: Vec<_> = games.samples()[..7].to_vec();
     // Named to sort first among the files: the window still puts them after the games.
     database_shard(rules, &dir.path().join("a-exact.kvsp"), &exact);
-    let window = ReplayWindow::load(rules, &[files(dir.path())], usize::MAX, false, 0.0).unwrap();
+    let window = ReplayWindow::load(rules, &[files(dir.path())], &keep(usize::MAX)).unwrap();
     let n = games.len();
     assert_eq!(window.len(), n + 7);
     assert_eq!(window.samples()[..n], games.samples()[..]);

@@ -53,13 +53,7 @@ pub fn window(config: &RunConfig, dir: &RunDir, g: u32) -> Result<ReplayWindow, 
                 .map_err(|e| RunError::io(&dir.shards(h), e))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut window = ReplayWindow::load(
-        config.rules,
-        &generations,
-        config.train.window_samples,
-        config.train.bootstrap_explored,
-        config.train.policy_surprise_share,
-    )?;
+    let mut window = ReplayWindow::load(config.rules, &generations, &config.train)?;
     window.weigh(config.train.removal_weight);
     Ok(window)
 }
