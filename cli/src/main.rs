@@ -60,6 +60,9 @@ enum Command {
 enum EvalCommand {
     /// An agent on a solver benchmark set: value accuracy, value-keeping moves, blunders.
     Solver(commands::solve::EvalSolverArgs),
+    /// A run's value targets against the exact values: how often each part of them (the
+    /// search's, the game's outcome) names a self-play sample's value, by phase.
+    Targets(commands::targets::EvalTargetsArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -94,6 +97,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Probe(args) => commands::solve::run_probe(&args),
         Command::BenchSet(args) => commands::solve::run_bench_set(&args),
         Command::Eval(EvalCommand::Solver(args)) => commands::solve::run_eval_solver(&args),
+        Command::Eval(EvalCommand::Targets(args)) => commands::targets::run(&args),
         Command::Model(cmd) => commands::model::run(&cmd),
         Command::Train(args) => commands::train::run(&args),
         Command::Ladder(args) => commands::ladder::run(&args),

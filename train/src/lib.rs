@@ -12,6 +12,8 @@
 //!   the summary, the CSV, the plot and the terminal); [`run_config`] is the
 //!   configuration file, [`resume`] what a resumed run goes on with, and [`error`] says
 //!   why a run stopped.
+//! - [`target_quality`]: the value targets of a run's samples judged against the solver's
+//!   exact values.
 
 pub mod bench;
 pub mod checkpoint;
@@ -29,6 +31,7 @@ pub mod run;
 pub mod run_config;
 pub mod run_dir;
 pub mod stages;
+pub mod target_quality;
 pub mod trainer;
 
 pub use config::{CheapSearchValue, Schedule, TrainConfig, TrainEngine};

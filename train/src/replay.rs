@@ -206,6 +206,15 @@ impl ReplayWindow {
         &self.samples
     }
 
+    /// The two parts of sample `i`'s value target, for the player to move: the outcome
+    /// part ([`outcome_targets`]) and the search part ([`search_targets`]).
+    ///
+    /// # Panics
+    /// When `i` is out of range.
+    pub fn value_parts(&self, i: usize) -> ([f32; 3], [f32; 3]) {
+        (self.outcomes[i], self.searches[i])
+    }
+
     /// Sample `i` as training rows under board symmetry `sym`: features, legal mask,
     /// policy target and value target (`search_value_share` of the search part mixed into
     /// the outcome part).
@@ -234,7 +243,7 @@ impl ReplayWindow {
         for &(a, p) in &sample.policy {
             policy[usize::from(perm[usize::from(a)])] += p;
         }
-        let (outcome, search) = (self.outcomes[i], self.searches[i]);
+        let (outcome, search) = self.value_parts(i);
         let s = search_value_share;
         let value = std::array::from_fn(|k| (1.0 - s) * outcome[k] + s * search[k]);
         (features, legal, policy, value)

@@ -572,3 +572,57 @@ fn the_windows_surprise_is_the_mean_of_its_full_searches_by_phase() {
     assert_eq!(full, game.iter().filter(|s| s.full_search).count() as u64);
     assert!(full < game.len() as u64);
 }
+
+#[test]
+fn value_targets_are_judged_part_by_part_against_the_exact_values() {
+    use kvarn_eval::agent::Outcome;
+    use kvarn_eval::solver::benchmark::Phase;
+    use kvarn_eval::solver::{Solver, Subspace, Value};
+    use kvarn_train::target_quality::TargetQuality;
+    let rules = Rules::new(Variant::Six);
+    let solver = Solver::solve_endgames(rules, 3, |_, _| {});
+    let s = Subspace::moving(3, 3, kvarn_game::Color::White, false);
+    let won: Vec<_> = (0..solver.size(&s))
+        .filter_map(|i| solver.position_at(&s, i))
+        .filter(|p| matches!(solver.value(p), Some(Value::Win(_))) && !p.pending_removal())
+        .take(2)
+        .collect();
+    assert_eq!(won.len(), 2, "two won positions, White to move");
+    let space = ActionSpace::new(&rules);
+    let sample = |i: usize, full_search: bool, result: i8, search_wdl: [f32; 3]| {
+        let first = won[i].legal_moves(&rules)[0];
+        Sample {
+            position: won[i],
+            occurrences: 1,
+            full_search,
+            result,
+            search_wdl,
+            policy: vec![(space.index(first) as u16, 1.0)],
+            explored: false,
+            surprise: 0.0,
+        }
+    };
+    // A cheap search that calls the win a draw, with the game won; then a full search
+    // that calls it won, with the game drawn.
+    let game = [
+        sample(0, false, 1, [0.1, 0.8, 0.1]),
+        sample(1, true, 0, [0.9, 0.05, 0.05]),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.kvsp");
+    one_game_shard(&path, rules, &game);
+    let config = TrainConfig {
+        cheap_search_value: CheapSearchValue::NextFull,
+        ..window_config(false, 0.0)
+    };
+    let window = ReplayWindow::load(rules, &[vec![path]], &config).unwrap();
+    let q = TargetQuality::judge(&window, &solver, 0.75);
+    assert_eq!(q.unsolved, 0);
+    let named = |full| q.kinds[&(Phase::Moving, Outcome::Win, full)].named;
+    // Parts: own search, next full search, outcome, target (own), target (next full). The
+    // cheap sample's target with its own search is 0.25 win + 0.75 draw-heavy: a draw.
+    assert_eq!(named(false), [0, 1, 1, 0, 1]);
+    assert_eq!(named(true), [1, 1, 0, 1, 1]);
+    assert_eq!(q.total(None, None, None).samples, 2);
+    assert_eq!(q.total(Some(Phase::Removal), None, None).samples, 0);
+}

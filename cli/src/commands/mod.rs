@@ -11,4 +11,5 @@ pub mod perft;
 pub mod play;
 pub mod selfplay;
 pub mod solve;
+pub mod targets;
 pub mod train;

@@ -1,0 +1,106 @@
+//! `kvarn eval targets` on a tiny Five run with Five solved whole: every sample judged,
+//! the table printed by phase, search and exact value; a generation the run has not done
+//! refused by name.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const CONFIG: &str = r#"
+seed = 5
+[rules]
+variant = "five"
+[network]
+kind = "mlp"
+hidden = 16
+blocks = 1
+[search]
+simulations = 8
+[selfplay]
+threads = 1
+games_per_thread = 4
+games_per_shard = 4
+max_plies = 60
+[selfplay.playout_cap]
+enabled = true
+full_probability = 0.5
+cheap_simulations = 2
+[train]
+batch_size = 16
+steps_per_generation = 4
+search_value_share = 0.5
+[loop]
+generations = 2
+games_per_generation = 4
+games_vs_previous = 0
+games_vs_random = 0
+baseline_depths = []
+[solver]
+db = "db"
+build_if_missing = false
+positions = 12
+games_vs_perfect = 0
+games_from_positions = 0
+"#;
+
+fn kvarn(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("kvarn starts")
+}
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_runs_value_targets_are_judged_against_the_databases() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("run.toml"), CONFIG).unwrap();
+    ok(kvarn(dir, &["solve", "--variant", "five", "--out", "db"]));
+    ok(kvarn(
+        dir,
+        &["train", "--config", "run.toml", "--out", "run"],
+    ));
+    let table = ok(kvarn(dir, &["eval", "targets", "run", "--db", "db"]));
+    eprintln!("{table}");
+    assert!(table.contains("generations 1 to 2"), "{table}");
+    assert!(table.contains("search_value_share = 0.5"), "{table}");
+    assert!(table.contains("0 samples not in the databases"), "{table}");
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let samples = |phase: &str, kind: &str| -> u64 {
+        let r = rows
+            .iter()
+            .find(|r| r.len() == 8 && r[0] == phase && r[1] == kind);
+        r.map_or(0, |r| r[2].parse().unwrap())
+    };
+    let all = samples("all", "all");
+    assert!(all > 0, "{table}");
+    assert_eq!(samples("all", "full") + samples("all", "cheap"), all);
+    let by_value = samples("all", "won") + samples("all", "drawn") + samples("all", "lost");
+    assert_eq!(by_value, all, "{table}");
+    // Full searches are their own next full search.
+    let full = rows
+        .iter()
+        .find(|r| r.len() == 8 && r[0] == "all" && r[1] == "full");
+    let full = full.expect("full searches");
+    assert_eq!(full[3], full[4], "{table}");
+    let err = kvarn(
+        dir,
+        &["eval", "targets", "run", "--db", "db", "--last", "3"],
+    );
+    assert!(!err.status.success());
+    let err = String::from_utf8_lossy(&err.stderr);
+    assert!(err.contains("the run has done 1 to 2"), "{err}");
+}
