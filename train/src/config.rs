@@ -93,6 +93,9 @@ pub struct TrainConfig {
     /// surprise, the rest evenly (KataGo's policy surprise weighting, which uses 0.5; 0:
     /// off). See [`crate::replay::surprise_frequencies`].
     pub policy_surprise_share: f32,
+    /// What the policy surprise weighs: how often a full search is drawn, value target
+    /// and all (KataGo's), or only its policy loss.
+    pub policy_surprise_weighs: SurpriseWeighs,
     /// Shards of the most recent generations kept in the replay window.
     pub window_generations: u32,
     /// At most this many samples in the window (the newest kept).
@@ -116,6 +119,18 @@ pub enum CheapSearchValue {
     /// few plies on, a deeper search of the line self-play went on with); the sample's
     /// outcome target where no full search follows.
     NextFull,
+}
+
+/// What policy surprise weighting (`train.policy_surprise_share`) changes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SurpriseWeighs {
+    /// How often each full search is drawn: its value target too (KataGo's).
+    #[default]
+    Draws,
+    /// Only the weight of its policy loss in the batches it is drawn in; the value head
+    /// sees every sample as often as without the weighting.
+    PolicyLoss,
 }
 
 /// Which implementation trains the network. Both compute the same losses, gradients and
@@ -145,6 +160,7 @@ impl Default for TrainConfig {
             cheap_search_value: CheapSearchValue::Own,
             removal_weight: 1.0,
             policy_surprise_share: 0.0,
+            policy_surprise_weighs: SurpriseWeighs::Draws,
             window_generations: 4,
             window_samples: 500_000,
             augment: true,

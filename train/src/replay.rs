@@ -13,7 +13,7 @@ use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
 use rand::{Rng, RngExt};
 
-use crate::config::{CheapSearchValue, TrainConfig};
+use crate::config::{CheapSearchValue, SurpriseWeighs, TrainConfig};
 use crate::manifest::PhaseSurprise;
 
 /// A mini-batch, row-major, ready for the trainer.
@@ -27,7 +27,9 @@ pub struct Batch {
     pub legal: Vec<bool>,
     /// Search policy targets, `size × actions` (0 on illegal actions).
     pub policy: Vec<f32>,
-    /// 1 for rows whose policy is a training target (full searches), else 0.
+    /// The weight of each row's policy loss: 0 where the policy is no training target
+    /// (cheap searches), else 1, or the search's surprise frequency
+    /// (`train.policy_surprise_weighs = "policy_loss"`).
     pub policy_weight: Vec<f32>,
     /// Win/draw/loss targets for the player to move, `size × 3`.
     pub value: Vec<f32>,
@@ -65,6 +67,9 @@ pub struct ReplayWindow {
     /// How often each sample is drawn for its policy surprise (see
     /// [`surprise_frequencies`]; 1: as often as any).
     frequencies: Vec<f32>,
+    /// The weight of each sample's policy loss: 0 for cheap searches (no policy target),
+    /// 1 or its surprise frequency for full ones (`train.policy_surprise_weighs`).
+    policy_weights: Vec<f32>,
     /// Draws samples by weight (see [`ReplayWindow::weigh`]); none: uniformly.
     weighted: Option<WeightedIndex<f64>>,
 }
@@ -90,6 +95,7 @@ impl ReplayWindow {
             outcomes: Vec::new(),
             searches: Vec::new(),
             frequencies: Vec::new(),
+            policy_weights: Vec::new(),
             weighted: None,
         }
     }
@@ -123,9 +129,9 @@ impl ReplayWindow {
     /// that the window does not depend on how games were grouped (a resumed self-play
     /// groups them differently); samples from the databases follow them. The value
     /// targets' parts follow `train.bootstrap_explored` ([`outcome_targets`]) and
-    /// `train.cheap_search_value` ([`search_targets`]); the draws follow
-    /// `train.policy_surprise_share` ([`surprise_frequencies`]) once
-    /// [`ReplayWindow::weigh`] is called.
+    /// `train.cheap_search_value` ([`search_targets`]); `train.policy_surprise_share`
+    /// ([`surprise_frequencies`]) weighs the draws (once [`ReplayWindow::weigh`] is
+    /// called) or the policy losses, as `train.policy_surprise_weighs` says.
     ///
     /// # Errors
     /// A shard is damaged or of other rules.
@@ -145,8 +151,20 @@ impl ReplayWindow {
                     train.cheap_search_value,
                 ));
                 w.outcomes.extend(outcomes);
-                w.frequencies
-                    .extend(surprise_frequencies(&samples, train.policy_surprise_share));
+                let surprise = surprise_frequencies(&samples, train.policy_surprise_share);
+                let full = samples.iter().map(|s| f32::from(u8::from(s.full_search)));
+                match train.policy_surprise_weighs {
+                    SurpriseWeighs::Draws => {
+                        w.frequencies.extend(surprise);
+                        w.policy_weights.extend(full);
+                    }
+                    SurpriseWeighs::PolicyLoss => {
+                        w.frequencies
+                            .extend(std::iter::repeat_n(1.0, samples.len()));
+                        w.policy_weights
+                            .extend(full.zip(surprise).map(|(f, s)| f * s));
+                    }
+                }
                 w.samples.extend(samples);
             }
             w.extend(exact);
@@ -157,6 +175,7 @@ impl ReplayWindow {
             w.outcomes.drain(..cut);
             w.searches.drain(..cut);
             w.frequencies.drain(..cut);
+            w.policy_weights.drain(..cut);
         }
         Ok(w)
     }
@@ -169,6 +188,8 @@ impl ReplayWindow {
             self.outcomes.push(result_wdl(sample.result));
             self.searches.push(sample.search_wdl);
             self.frequencies.push(1.0);
+            self.policy_weights
+                .push(f32::from(u8::from(sample.full_search)));
             self.samples.push(sample);
         }
     }
@@ -296,11 +317,7 @@ impl ReplayWindow {
             b.features.extend(f);
             b.legal.extend(l);
             b.policy.extend(p);
-            b.policy_weight.push(if self.samples[i].full_search {
-                1.0
-            } else {
-                0.0
-            });
+            b.policy_weight.push(self.policy_weights[i]);
             b.value.extend(v);
         }
         b

@@ -6,8 +6,8 @@ use kvarn_model::burn::tensor::Device;
 use kvarn_model::{NetConfig, Network};
 use kvarn_selfplay::Sample;
 use kvarn_train::{
-    CheapSearchValue, ReplayWindow, Schedule, TrainConfig, Trainer, outcome_targets,
-    search_targets, surprise_frequencies,
+    CheapSearchValue, ReplayWindow, Schedule, SurpriseWeighs, TrainConfig, Trainer,
+    outcome_targets, search_targets, surprise_frequencies,
 };
 use rand::{RngExt, SeedableRng};
 
@@ -545,6 +545,75 @@ fn the_window_draws_by_surprise_times_the_removal_weight() {
         "{got} against {}",
         weight(r) / total
     );
+}
+
+#[test]
+fn surprise_on_the_policy_loss_leaves_the_draws_uniform_and_weighs_each_rows_policy() {
+    let rules = Rules::new(Variant::Six);
+    let game = with_surprises(samples(rules, 40, 14), 14);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.kvsp");
+    one_game_shard(&path, rules, &game);
+    let load = |weighs| {
+        let config = TrainConfig {
+            policy_surprise_weighs: weighs,
+            ..window_config(false, 0.5)
+        };
+        let mut window = ReplayWindow::load(rules, &[vec![path.clone()]], &config).unwrap();
+        window.weigh(1.0);
+        window
+    };
+    let frequencies = surprise_frequencies(&game, 0.5);
+    let full: Vec<f32> = game
+        .iter()
+        .map(|s| f32::from(u8::from(s.full_search)))
+        .collect();
+    // Each row's policy weight, and how often each sample is drawn, over many batches.
+    let weights_and_draws = |window: &ReplayWindow| {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(6);
+        let mut weight = vec![None; game.len()];
+        let mut drawn = vec![0u32; game.len()];
+        for _ in 0..60 {
+            let b = window.batch(&mut rng, 500, false, 0.75);
+            for r in 0..b.size {
+                // Rows are told apart by their features and policy targets: one game's
+                // positions, no two alike.
+                let i = (0..game.len())
+                    .find(|&i| {
+                        let (f, _, p, _) = window.row(i, 0, 0.75);
+                        f == b.features[r * f.len()..(r + 1) * f.len()]
+                            && p == b.policy[r * p.len()..(r + 1) * p.len()]
+                    })
+                    .expect("a row of the game");
+                weight[i] = Some(b.policy_weight[r]);
+                drawn[i] += 1;
+            }
+        }
+        (weight, drawn)
+    };
+    let (loss_weights, loss_draws) = weights_and_draws(&load(SurpriseWeighs::PolicyLoss));
+    let (draw_weights, draw_draws) = weights_and_draws(&load(SurpriseWeighs::Draws));
+    let n = f64::from(loss_draws.iter().sum::<u32>());
+    for i in 0..game.len() {
+        assert_eq!(
+            loss_weights[i],
+            Some(full[i] * frequencies[i]),
+            "sample {i}"
+        );
+        assert_eq!(draw_weights[i], Some(full[i]), "sample {i}");
+        // Drawn uniformly with the weighting on the policy loss, by surprise without.
+        let uniform = f64::from(loss_draws[i]) / n;
+        assert!(
+            (uniform - 1.0 / game.len() as f64).abs() < 0.01,
+            "sample {i}: {uniform}"
+        );
+        let weighed = f64::from(draw_draws[i]) / n;
+        let want = f64::from(frequencies[i]) / f64::from(frequencies.iter().sum::<f32>());
+        assert!(
+            (weighed - want).abs() < 0.01,
+            "sample {i}: {weighed} against {want}"
+        );
+    }
 }
 
 #[test]
