@@ -41,6 +41,13 @@ fn unknown_keys_are_named_with_their_line() {
         e.contains("cheap_search_value") && e.contains("next_full"),
         "{e}"
     );
+    let e = refusal(&format!(
+        "{BASE}\n[train]\npolicy_surprise_weighs = \"value\"\n"
+    ));
+    assert!(
+        e.contains("policy_surprise_weighs") && e.contains("policy_loss"),
+        "{e}"
+    );
 }
 
 #[test]
