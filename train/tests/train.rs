@@ -394,6 +394,19 @@ fn the_window_loaded_with_the_cut_trains_on_the_cut_outcomes() {
     }
 }
 
+/// A replay window of one game, loaded from its shard with cheap searches valued by the
+/// next full search.
+fn next_full_window(rules: Rules, game: &[Sample]) -> ReplayWindow {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.kvsp");
+    one_game_shard(&path, rules, game);
+    let config = TrainConfig {
+        cheap_search_value: CheapSearchValue::NextFull,
+        ..window_config(false, 0.0)
+    };
+    ReplayWindow::load(rules, &[vec![path]], &config).unwrap()
+}
+
 #[test]
 fn cheap_searches_take_the_next_full_searchs_value_for_their_own_side() {
     let rules = Rules::new(Variant::Six);
@@ -434,14 +447,7 @@ fn cheap_searches_take_the_next_full_searchs_value_for_their_own_side() {
     }
     assert!(same_side > 0 && other_side > 0, "{same_side} {other_side}");
     // The window trains on them: with a search share of 1 the value target is this part.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("g.kvsp");
-    one_game_shard(&path, rules, &game);
-    let config = TrainConfig {
-        cheap_search_value: CheapSearchValue::NextFull,
-        ..window_config(false, 0.0)
-    };
-    let window = ReplayWindow::load(rules, &[vec![path]], &config).unwrap();
+    let window = next_full_window(rules, &game);
     for (i, want) in next.iter().enumerate() {
         let (.., value) = window.row(i, 0, 1.0);
         assert_eq!(&value, want, "sample {i}");
@@ -677,14 +683,7 @@ fn value_targets_are_judged_part_by_part_against_the_exact_values() {
         sample(0, false, 1, [0.1, 0.8, 0.1]),
         sample(1, true, 0, [0.9, 0.05, 0.05]),
     ];
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("g.kvsp");
-    one_game_shard(&path, rules, &game);
-    let config = TrainConfig {
-        cheap_search_value: CheapSearchValue::NextFull,
-        ..window_config(false, 0.0)
-    };
-    let window = ReplayWindow::load(rules, &[vec![path]], &config).unwrap();
+    let window = next_full_window(rules, &game);
     let q = TargetQuality::judge(&window, &solver, 0.75);
     assert_eq!(q.unsolved, 0);
     let named = |full| q.kinds[&(Phase::Moving, Outcome::Win, full)].named;
