@@ -144,28 +144,7 @@ impl ReplayWindow {
         for shards in generations {
             let (games, exact) = read_generation(rules, shards)?;
             for samples in games {
-                let outcomes = outcome_targets(&samples, train.bootstrap_explored);
-                w.searches.extend(search_targets(
-                    &samples,
-                    &outcomes,
-                    train.cheap_search_value,
-                ));
-                w.outcomes.extend(outcomes);
-                let surprise = surprise_frequencies(&samples, train.policy_surprise_share);
-                let full = samples.iter().map(|s| f32::from(u8::from(s.full_search)));
-                match train.policy_surprise_weighs {
-                    SurpriseWeighs::Draws => {
-                        w.frequencies.extend(surprise);
-                        w.policy_weights.extend(full);
-                    }
-                    SurpriseWeighs::PolicyLoss => {
-                        w.frequencies
-                            .extend(std::iter::repeat_n(1.0, samples.len()));
-                        w.policy_weights
-                            .extend(full.zip(surprise).map(|(f, s)| f * s));
-                    }
-                }
-                w.samples.extend(samples);
+                w.add_game(samples, train);
             }
             w.extend(exact);
         }
@@ -178,6 +157,30 @@ impl ReplayWindow {
             w.policy_weights.drain(..cut);
         }
         Ok(w)
+    }
+
+    /// Adds one game's samples, in order, with their value-target parts and their
+    /// surprise weights as [`ReplayWindow::load`] says.
+    fn add_game(&mut self, samples: Vec<Sample>, train: &TrainConfig) {
+        let outcomes = outcome_targets(&samples, train.bootstrap_explored);
+        let searches = search_targets(&samples, &outcomes, train.cheap_search_value);
+        self.searches.extend(searches);
+        self.outcomes.extend(outcomes);
+        let surprise = surprise_frequencies(&samples, train.policy_surprise_share);
+        let full = samples.iter().map(|s| f32::from(u8::from(s.full_search)));
+        match train.policy_surprise_weighs {
+            SurpriseWeighs::Draws => {
+                self.frequencies.extend(surprise);
+                self.policy_weights.extend(full);
+            }
+            SurpriseWeighs::PolicyLoss => {
+                self.frequencies
+                    .extend(std::iter::repeat_n(1.0, samples.len()));
+                self.policy_weights
+                    .extend(full.zip(surprise).map(|(f, s)| f * s));
+            }
+        }
+        self.samples.extend(samples);
     }
 
     /// Adds samples, each with its own result as the outcome target (no game's order is
