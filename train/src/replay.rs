@@ -64,12 +64,10 @@ pub struct ReplayWindow {
     outcomes: Vec<[f32; 3]>,
     /// The search part of each sample's value target (see [`search_targets`]).
     searches: Vec<[f32; 3]>,
-    /// How often each sample is drawn for its policy surprise (see
-    /// [`surprise_frequencies`]; 1: as often as any).
+    /// Each sample's surprise frequency (see [`surprise_frequencies`]; 1: no weighting).
     frequencies: Vec<f32>,
-    /// The weight of each sample's policy loss: 0 for cheap searches (no policy target),
-    /// 1 or its surprise frequency for full ones (`train.policy_surprise_weighs`).
-    policy_weights: Vec<f32>,
+    /// Whether the frequencies weigh the draws or the policy losses.
+    surprise_weighs: SurpriseWeighs,
     /// Draws samples by weight (see [`ReplayWindow::weigh`]); none: uniformly.
     weighted: Option<WeightedIndex<f64>>,
 }
@@ -95,17 +93,20 @@ impl ReplayWindow {
             outcomes: Vec::new(),
             searches: Vec::new(),
             frequencies: Vec::new(),
-            policy_weights: Vec::new(),
+            surprise_weighs: SurpriseWeighs::Draws,
             weighted: None,
         }
     }
 
-    /// Draws each sample by its surprise frequency (as loaded), and removal decisions
+    /// Draws each sample by its surprise frequency (as loaded, where the frequencies weigh
+    /// the draws: `train.policy_surprise_weighs`), and removal decisions
     /// `removal_weight` times as often again, from now on (all 1: uniformly): removals
     /// are a small share of the samples, and the phase the network learns worst. Samples
     /// added later are drawn uniformly until this is called again.
     pub fn weigh(&mut self, removal_weight: f32) {
-        let uniform = removal_weight == 1.0 && self.frequencies.iter().all(|&f| f == 1.0);
+        let draws = self.surprise_weighs == SurpriseWeighs::Draws;
+        let uniform =
+            removal_weight == 1.0 && (!draws || self.frequencies.iter().all(|&f| f == 1.0));
         self.weighted = if uniform || self.samples.is_empty() {
             None
         } else {
@@ -117,7 +118,8 @@ impl ReplayWindow {
                 } else {
                     1.0
                 };
-                f64::from(f) * f64::from(removal)
+                let surprise = if draws { f } else { 1.0 };
+                f64::from(surprise) * f64::from(removal)
             });
             WeightedIndex::new(w).ok()
         };
@@ -141,6 +143,7 @@ impl ReplayWindow {
         train: &TrainConfig,
     ) -> Result<ReplayWindow, ReplayError> {
         let mut w = ReplayWindow::new(rules);
+        w.surprise_weighs = train.policy_surprise_weighs;
         for shards in generations {
             let (games, exact) = read_generation(rules, shards)?;
             for samples in games {
@@ -154,32 +157,19 @@ impl ReplayWindow {
             w.outcomes.drain(..cut);
             w.searches.drain(..cut);
             w.frequencies.drain(..cut);
-            w.policy_weights.drain(..cut);
         }
         Ok(w)
     }
 
     /// Adds one game's samples, in order, with their value-target parts and their
-    /// surprise weights as [`ReplayWindow::load`] says.
+    /// surprise frequencies as [`ReplayWindow::load`] says.
     fn add_game(&mut self, samples: Vec<Sample>, train: &TrainConfig) {
         let outcomes = outcome_targets(&samples, train.bootstrap_explored);
         let searches = search_targets(&samples, &outcomes, train.cheap_search_value);
         self.searches.extend(searches);
         self.outcomes.extend(outcomes);
-        let surprise = surprise_frequencies(&samples, train.policy_surprise_share);
-        let full = samples.iter().map(|s| f32::from(u8::from(s.full_search)));
-        match train.policy_surprise_weighs {
-            SurpriseWeighs::Draws => {
-                self.frequencies.extend(surprise);
-                self.policy_weights.extend(full);
-            }
-            SurpriseWeighs::PolicyLoss => {
-                self.frequencies
-                    .extend(std::iter::repeat_n(1.0, samples.len()));
-                self.policy_weights
-                    .extend(full.zip(surprise).map(|(f, s)| f * s));
-            }
-        }
+        self.frequencies
+            .extend(surprise_frequencies(&samples, train.policy_surprise_share));
         self.samples.extend(samples);
     }
 
@@ -191,8 +181,6 @@ impl ReplayWindow {
             self.outcomes.push(result_wdl(sample.result));
             self.searches.push(sample.search_wdl);
             self.frequencies.push(1.0);
-            self.policy_weights
-                .push(f32::from(u8::from(sample.full_search)));
             self.samples.push(sample);
         }
     }
@@ -228,6 +216,16 @@ impl ReplayWindow {
     /// The samples.
     pub fn samples(&self) -> &[Sample] {
         &self.samples
+    }
+
+    /// The weight of sample `i`'s policy loss: 0 for a cheap search (no policy target),
+    /// else 1, or its surprise frequency where that weighs the policy losses.
+    fn policy_weight(&self, i: usize) -> f32 {
+        match (self.samples[i].full_search, self.surprise_weighs) {
+            (false, _) => 0.0,
+            (true, SurpriseWeighs::Draws) => 1.0,
+            (true, SurpriseWeighs::PolicyLoss) => self.frequencies[i],
+        }
     }
 
     /// The two parts of sample `i`'s value target, for the player to move: the outcome
@@ -268,8 +266,7 @@ impl ReplayWindow {
             policy[usize::from(perm[usize::from(a)])] += p;
         }
         let (outcome, search) = self.value_parts(i);
-        let s = search_value_share;
-        let value = std::array::from_fn(|k| (1.0 - s) * outcome[k] + s * search[k]);
+        let value = value_target(outcome, search, search_value_share);
         (features, legal, policy, value)
     }
 
@@ -320,7 +317,7 @@ impl ReplayWindow {
             b.features.extend(f);
             b.legal.extend(l);
             b.policy.extend(p);
-            b.policy_weight.push(self.policy_weights[i]);
+            b.policy_weight.push(self.policy_weight(i));
             b.value.extend(v);
         }
         b
@@ -359,31 +356,17 @@ pub fn surprise_frequencies(samples: &[Sample], share: f32) -> Vec<f32> {
 /// an exploratory action: a move the search would not have played says nothing of the
 /// positions before it, and what it lost (or won) is charged to it alone.
 pub fn outcome_targets(samples: &[Sample], bootstrap_explored: bool) -> Vec<[f32; 3]> {
-    let mut cut: Option<(Color, [f32; 3])> = None;
-    let mut out: Vec<[f32; 3]> = samples
-        .iter()
-        .rev()
-        .map(|s| {
-            let side = s.position.side_to_move();
-            if bootstrap_explored && s.explored {
-                cut = Some((side, s.search_wdl));
-            }
-            match cut {
-                Some((at, wdl)) if at == side => wdl,
-                Some((_, [w, d, l])) => [l, d, w],
-                None => result_wdl(s.result),
-            }
-        })
-        .collect();
-    out.reverse();
-    out
+    carried_back(
+        samples,
+        |s| bootstrap_explored && s.explored,
+        |_, s| result_wdl(s.result),
+    )
 }
 
 /// The search part of the value targets of one game's samples, in order: a full search's
 /// own win/draw/loss; a cheap search's own too, or with [`CheapSearchValue::NextFull`]
-/// that of the game's next full search, turned to the player to move here (removals
-/// keep the mover, so sides need not alternate), and `outcomes[i]` (the sample's outcome
-/// target) where no full search follows. A cheap search's value is the weakest part of
+/// that of the game's next full search, turned to the player to move here, and
+/// `outcomes[i]` (the sample's outcome target) where no full search follows. A cheap search's value is the weakest part of
 /// the value targets (a fifth of the simulations); the next full search values the line
 /// that self-play went on with, a few plies later.
 ///
@@ -395,28 +378,47 @@ pub fn search_targets(
     cheap: CheapSearchValue,
 ) -> Vec<[f32; 3]> {
     assert_eq!(samples.len(), outcomes.len(), "an outcome for every sample");
-    let mut next: Option<(Color, [f32; 3])> = None;
+    match cheap {
+        CheapSearchValue::Own => samples.iter().map(|s| s.search_wdl).collect(),
+        // A full search is the nearest full search at or after itself: its own value.
+        CheapSearchValue::NextFull => carried_back(samples, |s| s.full_search, |i, _| outcomes[i]),
+    }
+}
+
+/// For each of one game's samples, in order: the search win/draw/loss of the nearest
+/// sample at or after it for which `from` holds, turned to its own player to move
+/// (removals keep the mover, so sides need not alternate), or `otherwise(i, sample)`
+/// where none follows.
+fn carried_back(
+    samples: &[Sample],
+    from: impl Fn(&Sample) -> bool,
+    otherwise: impl Fn(usize, &Sample) -> [f32; 3],
+) -> Vec<[f32; 3]> {
+    let mut carried: Option<(Color, [f32; 3])> = None;
     let mut out: Vec<[f32; 3]> = samples
         .iter()
-        .zip(outcomes)
+        .enumerate()
         .rev()
-        .map(|(s, &outcome)| {
+        .map(|(i, s)| {
             let side = s.position.side_to_move();
-            if s.full_search {
-                next = Some((side, s.search_wdl));
+            if from(s) {
+                carried = Some((side, s.search_wdl));
             }
-            if s.full_search || cheap == CheapSearchValue::Own {
-                return s.search_wdl;
-            }
-            match next {
+            match carried {
                 Some((at, wdl)) if at == side => wdl,
                 Some((_, [w, d, l])) => [l, d, w],
-                None => outcome,
+                None => otherwise(i, s),
             }
         })
         .collect();
     out.reverse();
     out
+}
+
+/// A value target: `search_value_share` of the search part mixed into the outcome part.
+pub fn value_target(outcome: [f32; 3], search: [f32; 3], search_value_share: f32) -> [f32; 3] {
+    let s = search_value_share;
+    std::array::from_fn(|k| (1.0 - s) * outcome[k] + s * search[k])
 }
 
 /// A result (+1, 0, −1 for the player to move) as a win/draw/loss.

@@ -8,7 +8,7 @@ use kvarn_eval::agent::Outcome;
 use kvarn_eval::solver::Solver;
 use kvarn_eval::solver::benchmark::Phase;
 
-use crate::replay::ReplayWindow;
+use crate::replay::{ReplayWindow, value_target};
 
 /// The value-target parts that are judged, in the order of [`PartCounts::named`].
 pub const PARTS: [&str; 5] = [
@@ -65,10 +65,7 @@ impl TargetQuality {
                 continue;
             };
             let (outcome, next) = window.value_parts(i);
-            let mix = |search: [f32; 3]| -> [f32; 3] {
-                let v = search_value_share;
-                std::array::from_fn(|k| (1.0 - v) * outcome[k] + v * search[k])
-            };
+            let mix = |search| value_target(outcome, search, search_value_share);
             let parts = [s.search_wdl, next, outcome, mix(s.search_wdl), mix(next)];
             let c = q
                 .kinds
