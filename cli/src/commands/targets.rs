@@ -8,6 +8,7 @@ use clap::Args;
 use kvarn_eval::agent::Outcome;
 use kvarn_eval::solver::benchmark::Phase;
 use kvarn_eval::solver::db::Databases;
+use kvarn_train::resume::config_at;
 use kvarn_train::target_quality::{PARTS, PartCounts, TargetQuality};
 use kvarn_train::{CheapSearchValue, Manifest, ReplayWindow, RunConfig, RunDir, TrainConfig};
 
@@ -30,19 +31,16 @@ pub struct EvalTargetsArgs {
 /// Runs `kvarn eval targets`.
 pub fn run(args: &EvalTargetsArgs) -> anyhow::Result<()> {
     let dir = RunDir::new(&args.run_dir);
-    anyhow::ensure!(
-        dir.config().exists(),
-        "{} holds no run (no config.toml)",
-        dir.root().display()
-    );
-    let config = RunConfig::load(&dir.config())?;
-    let done = Manifest::read(&dir)?.generations_done();
+    let manifest = Manifest::read(&dir)?;
+    let done = manifest.generations_done();
     let last = args.last.unwrap_or(done);
     let first = args.first.unwrap_or(last.saturating_sub(9)).max(1);
     anyhow::ensure!(
         first <= last && last <= done,
         "generations {first} to {last}: the run has done 1 to {done}"
     );
+    // The settings the last generation judged was made with, resumes' changes included.
+    let config = config_at(&dir, &manifest, last)?;
     let generations = (first..=last)
         .map(|g| {
             dir.shard_files(g)
