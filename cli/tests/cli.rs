@@ -5,6 +5,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+#[path = "../../testing/paths.rs"]
+mod paths;
+
 /// Runs `kvarn` with `input` on its standard input; returns success and standard output.
 fn kvarn_with_input(args: &[&str], input: &[u8]) -> (bool, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kvarn"))
@@ -453,11 +456,9 @@ fn a_further_set_is_critical_and_beside_the_committed(dir: &std::path::Path, d: 
     let committed: std::collections::HashSet<String> = ["heldout", "tuning"]
         .iter()
         .flat_map(|part| {
-            let path = format!(
-                "{}/../eval/benchmarks/nine-nofly-endgame-{part}.jsonl",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            json_lines(std::path::Path::new(&path))
+            let path =
+                paths::workspace().join(format!("eval/benchmarks/nine-nofly-endgame-{part}.jsonl"));
+            json_lines(&path)
                 .into_iter()
                 .filter_map(|v| v["position"].as_str().map(String::from))
         })

@@ -14,12 +14,15 @@ use kvarn_model::burn::tensor::Device;
 use kvarn_model::{NetConfig, Network, Provenance, file};
 use rand::{RngExt, SeedableRng};
 
+#[path = "../../testing/paths.rs"]
+mod paths;
+
 fn python() -> String {
     std::env::var("KVARN_PYTHON").unwrap_or_else(|_| "python3".into())
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    paths::workspace()
 }
 
 fn require_python_packages() {

@@ -10,6 +10,9 @@ use kvarn_game::{Game, Rules, Variant};
 use kvarn_model::burn::tensor::Device;
 use kvarn_model::{NetConfig, Network, Provenance, file};
 
+#[path = "../../testing/paths.rs"]
+mod paths;
+
 /// A small untrained Nine model, saved in `dir`.
 fn nine_model(dir: &Path) -> PathBuf {
     let device = Device::flex();
@@ -151,7 +154,7 @@ fn a_model_of_other_rules_is_refused_before_the_protocol_starts() {
 
 #[test]
 fn the_shipped_nine_model_plays_legal_moves_through_the_engine() {
-    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/nine.kvmodel");
+    let model = paths::workspace().join("models/nine.kvmodel");
     let model = model.to_str().unwrap();
     let mut game = Game::new(Rules::new(Variant::Nine));
     let mut moves: Vec<String> = Vec::new();

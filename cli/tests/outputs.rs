@@ -4,6 +4,9 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+#[path = "../../testing/paths.rs"]
+mod paths;
+
 /// Runs `kvarn` with `args`; returns whether it succeeded, its standard output and error.
 fn kvarn(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
@@ -57,11 +60,11 @@ fn selfplay_refuses_a_folder_that_holds_shards_unless_told_to_overwrite() {
     let old = out.join("selfplay-g0000000.kvsp");
     std::fs::write(&old, b"an earlier run's games").unwrap();
     std::fs::write(out.join("selfplay-g0000064.kvsp"), b"more").unwrap();
-    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/selfplay-six.toml");
+    let config = paths::workspace().join("configs/selfplay-six.toml");
     let args = [
         "selfplay",
         "--config",
-        config,
+        config.to_str().unwrap(),
         "--games",
         "2",
         "--simulations",
@@ -93,7 +96,7 @@ fn selfplay_refuses_a_folder_that_holds_shards_unless_told_to_overwrite() {
 #[test]
 fn selfplay_branches_from_the_shards_it_is_given_and_asks_for_them() {
     let dir = tempfile::tempdir().unwrap();
-    let base = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/selfplay-six.toml");
+    let base = paths::workspace().join("configs/selfplay-six.toml");
     let config = dir.path().join("branch.toml");
     let text = std::fs::read_to_string(base).unwrap();
     std::fs::write(&config, text + "\n[selfplay.branch_starts]\nshare = 1.0\n").unwrap();

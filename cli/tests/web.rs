@@ -15,12 +15,15 @@ use kvarn_model::burn::tensor::Device;
 use kvarn_model::{NetConfig, Network, Provenance, file};
 use rand::{RngExt, SeedableRng};
 
+#[path = "../../testing/paths.rs"]
+mod paths;
+
 fn node() -> String {
     std::env::var("KVARN_NODE").unwrap_or_else(|_| "node".into())
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    paths::workspace()
 }
 
 fn require_node() {

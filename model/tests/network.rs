@@ -8,6 +8,9 @@ use kvarn_model::widen::widen;
 use kvarn_model::{Inference, InferencePath, NetConfig, Network, Provenance, file};
 use rand::{RngExt, SeedableRng};
 
+#[path = "../../testing/paths.rs"]
+mod paths;
+
 fn configs() -> Vec<NetConfig> {
     vec![
         NetConfig::Mlp {
@@ -318,8 +321,7 @@ fn reference_outputs() -> Vec<f32> {
 /// `KVARN_WRITE_REFERENCE=1` rewrites the file.
 #[test]
 fn cpu_outputs_match_the_reference_on_every_kernel_path() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cpu-reference.json");
+    let path = paths::crate_dir().join("tests/data/cpu-reference.json");
     let got = reference_outputs();
     if std::env::var_os("KVARN_WRITE_REFERENCE").is_some() {
         let text = serde_json::json!({

@@ -17,6 +17,9 @@ use rand_pcg::Pcg64Mcg;
 mod fuzz_support;
 use fuzz_support::{env_or, mutate};
 
+#[path = "../../testing/paths.rs"]
+mod paths;
+
 /// Pieces of TOML and of the configuration's vocabulary, for insertions.
 const TOKENS: &[&str] = &[
     "\n",
@@ -79,7 +82,7 @@ fn mutate_text(rng: &mut Pcg64Mcg, good: &str, other: &str) -> String {
 fn configurations_never_panic() {
     let budget = Duration::from_secs(env_or("KVARN_FUZZ_SECONDS", 20));
     let seed = env_or("KVARN_FUZZ_SEED", 1);
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+    let dir = paths::workspace().join("configs");
     let mut bases: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

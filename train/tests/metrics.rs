@@ -2,10 +2,12 @@
 //! `tensorboard` package (`KVARN_PYTHON`, default `python3`); `scripts/test.sh` and CI
 //! provide one.
 
-use std::path::Path;
 use std::process::Command;
 
 use kvarn_train::Metrics;
+
+#[path = "../../testing/paths.rs"]
+mod paths;
 
 #[test]
 fn tensorboard_reads_the_scalars_back() {
@@ -35,7 +37,7 @@ fn tensorboard_reads_the_scalars_back() {
     }
     let want = dir.path().join("expected.json");
     std::fs::write(&want, serde_json::to_vec(&expected).unwrap()).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check_tensorboard.py");
+    let script = paths::workspace().join("scripts/check_tensorboard.py");
     let out = Command::new(&python)
         .arg(script)
         .arg(dir.path())

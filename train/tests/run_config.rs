@@ -4,6 +4,9 @@
 
 use kvarn_train::{ConfigError, RunConfig};
 
+#[path = "../../testing/paths.rs"]
+mod paths;
+
 const BASE: &str = r#"
 seed = 3
 [rules]
@@ -148,7 +151,7 @@ fn a_missing_file_is_named() {
 
 #[test]
 fn the_shipped_configurations_read() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+    let root = paths::workspace().join("configs");
     let mut n = 0;
     for entry in std::fs::read_dir(&root).unwrap() {
         let path = entry.unwrap().path();

@@ -7,6 +7,9 @@ use kvarn_selfplay::{SearchConfig, SelfPlayConfig};
 use kvarn_train::run::{InitialModel, RunOptions, run, start};
 use kvarn_train::{LoopConfig, Manifest, RunConfig, RunDir, RunError, SolverConfig, TrainConfig};
 
+#[path = "../../testing/paths.rs"]
+mod paths;
+
 fn config(generations: u32) -> RunConfig {
     RunConfig {
         seed: 9,
@@ -447,14 +450,14 @@ fn a_version_3_manifest_gets_its_checksum_even_with_nothing_to_run() {
 fn the_committed_nine_run_holds_what_a_resume_needs() {
     // A fresh clone resumes runs/nine (`kvarn train --resume runs/nine --inexact`): its
     // manifest, configuration, checkpoint and the model that plays the next self-play.
-    let dir = RunDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../runs/nine"));
+    let dir = RunDir::new(paths::workspace().join("runs/nine"));
     let manifest = Manifest::read(&dir).unwrap();
     assert!(dir.config().is_file() && dir.checkpoint().is_file());
     // Its databases are found in the clone's own tree, wherever the clone lies.
-    assert_eq!(manifest.working_dir(&dir).canonicalize().unwrap(), {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-        std::path::Path::new(root).canonicalize().unwrap()
-    });
+    assert_eq!(
+        manifest.working_dir(&dir).canonicalize().unwrap(),
+        paths::workspace().canonicalize().unwrap()
+    );
     let selfplay = dir.model(manifest.selfplay_model());
     let device = kvarn_model::DeviceChoice::Cpu.device().unwrap();
     let (network, header) = kvarn_model::file::load(&selfplay, &device)
