@@ -42,6 +42,22 @@ pub enum Outcome {
     Loss,
 }
 
+impl Outcome {
+    /// The outcome a win/draw/loss estimate names: its largest share, ties to the draw
+    /// (the call that claims least), then to the win. One rule for the agents' estimates
+    /// and for the judge of value targets, so that both count the same calls right.
+    pub fn named_by(wdl: [f32; 3]) -> Outcome {
+        let [w, d, l] = wdl;
+        if d >= w && d >= l {
+            Outcome::Draw
+        } else if w >= l {
+            Outcome::Win
+        } else {
+            Outcome::Loss
+        }
+    }
+}
+
 /// Anything that chooses moves.
 pub trait Agent: Send {
     /// A short name for reports.

@@ -1,6 +1,6 @@
 //! Agent specifications, records on disk, and a small match.
 
-use kvarn_eval::agent::AgentSpec;
+use kvarn_eval::agent::{AgentSpec, Outcome};
 use kvarn_eval::matches::{MatchConfig, openings, run_match};
 use kvarn_eval::records::{FORMAT, Header, VERSION, read_records, write_records};
 use kvarn_eval::search::Limits;
@@ -207,4 +207,15 @@ fn a_game_is_kept_when_the_start_s_value_is_reached() {
     assert_eq!(white.winner(), Some(Color::White));
     assert_eq!(black.winner(), Some(Color::Black));
     assert_eq!(draw.winner(), None);
+}
+
+#[test]
+fn an_estimate_names_its_largest_share_and_ties_go_to_the_draw_then_the_win() {
+    assert_eq!(Outcome::named_by([0.7, 0.2, 0.1]), Outcome::Win);
+    assert_eq!(Outcome::named_by([0.1, 0.2, 0.7]), Outcome::Loss);
+    assert_eq!(Outcome::named_by([0.2, 0.5, 0.3]), Outcome::Draw);
+    assert_eq!(Outcome::named_by([0.4, 0.4, 0.2]), Outcome::Draw);
+    assert_eq!(Outcome::named_by([0.2, 0.4, 0.4]), Outcome::Draw);
+    assert_eq!(Outcome::named_by([0.45, 0.1, 0.45]), Outcome::Win);
+    assert_eq!(Outcome::named_by([1.0 / 3.0; 3]), Outcome::Draw);
 }

@@ -258,11 +258,7 @@ impl<E: Evaluator + Send> Agent for SearchAgent<E> {
     }
 
     fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, EvalError> {
-        let wdl = self.search(game).wdl;
-        let best = (0..3)
-            .max_by(|&a, &b| wdl[a].total_cmp(&wdl[b]))
-            .unwrap_or(1);
-        Ok(Some([Outcome::Win, Outcome::Draw, Outcome::Loss][best]))
+        Ok(Some(Outcome::named_by(self.search(game).wdl)))
     }
 }
 

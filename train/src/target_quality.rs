@@ -73,7 +73,7 @@ impl TargetQuality {
                 .or_default();
             c.samples += 1;
             for (n, part) in c.named.iter_mut().zip(parts) {
-                *n += u64::from(names(part, exact));
+                *n += u64::from(Outcome::named_by(part) == exact);
             }
         }
         q
@@ -97,18 +97,4 @@ impl TargetQuality {
         }
         t
     }
-}
-
-/// Whether a win/draw/loss names `exact`: its largest share is the exact outcome (ties
-/// go to the draw, then the win).
-pub fn names(wdl: [f32; 3], exact: Outcome) -> bool {
-    let [w, d, l] = wdl;
-    let named = if d >= w && d >= l {
-        Outcome::Draw
-    } else if w >= l {
-        Outcome::Win
-    } else {
-        Outcome::Loss
-    };
-    named == exact
 }
