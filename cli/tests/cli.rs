@@ -440,6 +440,7 @@ fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
         "{out}"
     );
     the_misses_are_a_benchmark_set(dir, d, &set);
+    the_misnamed_are_a_benchmark_set(dir, &set);
     a_further_set_is_critical_and_beside_the_committed(dir, d);
 }
 
@@ -520,6 +521,52 @@ fn the_misses_are_a_benchmark_set(dir: &std::path::Path, d: &str, set: &std::pat
             .any(|l| l.starts_with("all") && l.contains("100.0%") && l.ends_with("0.0%")),
         "{out}"
     );
+}
+
+/// `--misnamed`: the positions whose value an alpha-beta player's estimate misnamed, each
+/// with that estimate, as many as its table of estimates counts off the diagonal.
+fn the_misnamed_are_a_benchmark_set(dir: &std::path::Path, set: &std::path::Path) {
+    let misnamed = dir.join("misnamed.jsonl");
+    let m = misnamed.to_str().unwrap();
+    let (ok, out, err) = kvarn(&[
+        "eval",
+        "solver",
+        "--set",
+        set.to_str().unwrap(),
+        "--agent",
+        "alphabeta:depth=1",
+        "--misnamed",
+        m,
+    ]);
+    assert!(ok, "{err}");
+    let off_diagonal: u64 = out
+        .lines()
+        .skip_while(|l| !l.starts_with("outcome estimates by exact value"))
+        .skip(2)
+        .take_while(|l| l.ends_with('%'))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let counts: Vec<u64> = f[2..5].iter().map(|c| c.parse().unwrap()).collect();
+            let right = ["win", "draw", "loss"]
+                .iter()
+                .position(|v| *v == f[1])
+                .unwrap();
+            counts.iter().sum::<u64>() - counts[right]
+        })
+        .sum();
+    assert!(off_diagonal > 0, "{out}");
+    assert!(
+        out.contains(&format!(
+            "{off_diagonal} positions whose value was misnamed written to {m}"
+        )),
+        "{out}"
+    );
+    let rows: Vec<serde_json::Value> = json_lines(&misnamed)
+        .into_iter()
+        .filter(|r| r.get("estimate").is_some())
+        .collect();
+    assert_eq!(rows.len() as u64, off_diagonal);
+    assert!(rows.iter().all(|r| r["estimate"] != r["value"]), "{rows:?}");
 }
 
 /// The solve test's last stage: a solve over a damaged database file fails loudly.

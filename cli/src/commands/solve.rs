@@ -342,6 +342,10 @@ pub struct EvalSolverArgs {
     /// `--set FILE` scores another agent on them.
     #[arg(long)]
     misses: Option<PathBuf>,
+    /// Write the positions whose value the agent's estimate misnamed, with that estimate
+    /// (a benchmark set too): where value accuracy is lost.
+    #[arg(long)]
+    misnamed: Option<PathBuf>,
 }
 
 /// The set `kvarn eval solver` scores on: the file given, or the committed one.
@@ -422,11 +426,14 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
     let factory = crate::agents::factory(&args.agent, &rules).context("reading --agent")?;
     let spec = factory.name();
     let mut agent = factory.build(rules, args.seed)?;
-    let mut misses = Vec::new();
+    let (mut misses, mut misnamed) = (Vec::new(), Vec::new());
     let mut estimates = Estimates::default();
     let scores = benchmark::score_each(&rules, &set, agent.as_mut(), |a| {
         if a.position.critical() && !a.kept {
             misses.push(a.clone());
+        }
+        if a.estimate.is_some_and(|e| e != a.position.value) {
+            misnamed.push(a.clone());
         }
         estimates.add(a);
     })?;
@@ -470,6 +477,14 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
         outln!(
             "{} missed critical positions written to {}",
             misses.len(),
+            path.display()
+        );
+    }
+    if let Some(path) = &args.misnamed {
+        benchmark::write_set(path, &rules, &misnamed)?;
+        outln!(
+            "{} positions whose value was misnamed written to {}",
+            misnamed.len(),
             path.display()
         );
     }
