@@ -127,7 +127,7 @@ fn selfplay_branches_from_the_shards_it_is_given_and_asks_for_them() {
         !ok && err.contains("earlier") && err.contains("no shards"),
         "{err}"
     );
-    let (ok, _, err) = play(Path::new(base), &earlier, &[]);
+    let (ok, _, err) = play(&base, &earlier, &[]);
     assert!(ok, "{err}");
     let from = ["--branch-from", earlier.to_str().unwrap(), "--stats"];
     let (ok, out, err) = play(
