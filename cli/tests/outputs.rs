@@ -7,19 +7,8 @@ use std::process::{Command, Stdio};
 #[path = "../../testing/paths.rs"]
 mod paths;
 
-/// Runs `kvarn` with `args`; returns whether it succeeded, its standard output and error.
-fn kvarn(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .expect("kvarn runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::kvarn;
 
 /// Runs `kvarn` with `args` and a standard output whose reader has already gone, as in
 /// `kvarn ... | head -0`; returns the exit status and standard error.
@@ -98,7 +87,7 @@ fn selfplay_branches_from_the_shards_it_is_given_and_asks_for_them() {
     let dir = tempfile::tempdir().unwrap();
     let base = paths::workspace().join("configs/selfplay-six.toml");
     let config = dir.path().join("branch.toml");
-    let text = std::fs::read_to_string(base).unwrap();
+    let text = std::fs::read_to_string(&base).unwrap();
     std::fs::write(&config, text + "\n[selfplay.branch_starts]\nshare = 1.0\n").unwrap();
     let (earlier, later, stats) = (
         dir.path().join("earlier"),
