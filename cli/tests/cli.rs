@@ -8,6 +8,9 @@ use serde_json::Value;
 #[path = "../../testing/paths.rs"]
 mod paths;
 
+mod common;
+use common::kvarn;
+
 /// Runs `kvarn` with `input` on its standard input; returns success and standard output.
 fn kvarn_with_input(args: &[&str], input: &[u8]) -> (bool, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kvarn"))
@@ -32,18 +35,6 @@ fn legal_of(v: &Value) -> Vec<&str> {
         .iter()
         .map(|m| m.as_str().expect("moves are strings"))
         .collect()
-}
-
-fn kvarn(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .args(args)
-        .output()
-        .expect("kvarn runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

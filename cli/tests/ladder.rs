@@ -3,7 +3,9 @@
 //! and a generation without a model refused.
 
 use std::path::Path;
-use std::process::{Command, Output};
+
+mod common;
+use common::{kvarn_in, ok_in};
 
 const CONFIG: &str = r#"
 seed = 3
@@ -33,41 +35,20 @@ games_vs_baseline = 2
 eval_simulations = 4
 "#;
 
-fn kvarn(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("kvarn starts")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn a_tiny_run_on_one_scale() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     std::fs::write(dir.join("tiny.toml"), CONFIG).unwrap();
-    ok(&kvarn(
-        &["train", "--config", "tiny.toml", "--out", "run"],
-        dir,
-    ));
+    ok_in(dir, &["train", "--config", "tiny.toml", "--out", "run"]);
     let csv = defaults(dir);
     // The same seed, the same games, the same scale.
-    ok(&kvarn(
+    ok_in(
+        dir,
         &[
             "ladder", "run", "--games", "4", "--seed", "7", "--out", "again",
         ],
-        dir,
-    ));
+    );
     assert_eq!(
         std::fs::read_to_string(dir.join("again/ladder.csv")).unwrap(),
         csv
@@ -78,10 +59,7 @@ fn a_tiny_run_on_one_scale() {
 /// Three generations (0, 1, 2), random and alpha-beta at depth 1 (the run's baselines):
 /// five players, so every pair plays. Returns ladder.csv.
 fn defaults(dir: &Path) -> String {
-    let table = ok(&kvarn(
-        &["ladder", "run", "--games", "4", "--seed", "7"],
-        dir,
-    ));
+    let table = ok_in(dir, &["ladder", "run", "--games", "4", "--seed", "7"]);
     eprintln!("{table}");
     assert!(table.contains("5 players, 10 pairs, 4 games each: 40 games"));
     for name in [
@@ -132,7 +110,8 @@ fn defaults(dir: &Path) -> String {
 
 /// Chosen generations, baselines and anchors; a missing generation.
 fn options(dir: &Path) {
-    let other = ok(&kvarn(
+    let other = ok_in(
+        dir,
         &[
             "ladder",
             "run",
@@ -149,8 +128,7 @@ fn options(dir: &Path) {
             "--out",
             "other",
         ],
-        dir,
-    ));
+    );
     assert!(
         other.contains("3 players, 3 pairs, 2 games each"),
         "{other}"
@@ -159,7 +137,8 @@ fn options(dir: &Path) {
     let csv = std::fs::read_to_string(dir.join("other/ladder.csv")).unwrap();
     assert!(csv.contains("\nrandom,0.0,0.0,0.0,"), "{csv}");
     // Generations, baselines of several options, and an anchor named by generation.
-    let named = ok(&kvarn(
+    let named = ok_in(
+        dir,
         &[
             "ladder",
             "run",
@@ -174,14 +153,12 @@ fn options(dir: &Path) {
             "--out",
             "named",
         ],
-        dir,
-    ));
+    );
     assert!(named.contains("4 players, 6 pairs"), "{named}");
     assert!(named.contains("Elo relative to gen-0002"), "{named}");
     assert!(named.contains("alphabeta:depth=1,threads=1"), "{named}");
 
-    let missing = kvarn(&["ladder", "run", "--generations", "0,5"], dir);
-    assert!(!missing.status.success());
-    let err = String::from_utf8_lossy(&missing.stderr);
+    let (ok, _, err) = kvarn_in(dir, &["ladder", "run", "--generations", "0,5"]);
+    assert!(!ok);
     assert!(err.contains("generation 5 has no model"), "{err}");
 }

@@ -2,24 +2,11 @@
 //! in: the perfect player's databases are found, and no evaluation game is lost. A resume
 //! with `--set` records the change; an edited config.toml is refused.
 
-use std::path::Path;
-use std::process::Command;
-
 use kvarn_train::manifest::Opponent;
 use kvarn_train::{Manifest, RunDir};
 
-fn kvarn(cwd: &Path, args: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "kvarn {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+mod common;
+use common::{kvarn, ok_in};
 
 const CONFIG: &str = r#"
 seed = 3
@@ -61,11 +48,11 @@ fn a_run_resumed_from_another_folder_finds_its_relative_databases() {
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(&elsewhere).unwrap();
     std::fs::write(home.join("run.toml"), CONFIG).unwrap();
-    kvarn(&home, &["solve", "--variant", "five", "--out", "db"]);
-    kvarn(&home, &["train", "--config", "run.toml", "--out", "run"]);
+    ok_in(&home, &["solve", "--variant", "five", "--out", "db"]);
+    ok_in(&home, &["train", "--config", "run.toml", "--out", "run"]);
     let run = home.join("run");
     let run_arg = run.to_str().unwrap();
-    kvarn(
+    ok_in(
         &elsewhere,
         &["train", "--resume", run_arg, "--generations", "2"],
     );
@@ -78,7 +65,7 @@ fn a_run_resumed_from_another_folder_finds_its_relative_databases() {
         assert_eq!(perfect.tally.games(), 2, "generation {}", r.generation);
     }
     let set = "train.learning_rate=0.0005";
-    kvarn(
+    ok_in(
         &elsewhere,
         &[
             "train",
@@ -98,12 +85,8 @@ fn a_run_resumed_from_another_folder_finds_its_relative_databases() {
     let config = run.join("config.toml");
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(&config, text.replace("seed = 3", "seed = 4")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .args(["train", "--resume", run_arg, "--generations", "4"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let (ok, _, err) = kvarn(&["train", "--resume", run_arg, "--generations", "4"]);
+    assert!(!ok);
     assert!(
         err.contains("config.toml was changed after the run started"),
         "{err}"

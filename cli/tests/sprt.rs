@@ -1,21 +1,8 @@
 //! `kvarn match --sprt`: sequential tests from the command line, and the threads and games
 //! at once that every match states.
 
-use std::process::Command;
-
-/// Runs `kvarn` with `args`; returns whether it succeeded, its standard output and error.
-fn kvarn(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .expect("kvarn runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::kvarn;
 
 #[test]
 fn a_sequential_test_accepts_a_clearly_stronger_agent() {

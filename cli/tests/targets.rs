@@ -2,8 +2,8 @@
 //! the table printed by phase, search and exact value; a generation the run has not done
 //! refused by name.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+use common::{kvarn_in, ok_in};
 
 const CONFIG: &str = r#"
 seed = 5
@@ -42,35 +42,14 @@ games_vs_perfect = 0
 games_from_positions = 0
 "#;
 
-fn kvarn(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kvarn"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .expect("kvarn starts")
-}
-
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn a_runs_value_targets_are_judged_against_the_databases() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     std::fs::write(dir.join("run.toml"), CONFIG).unwrap();
-    ok(kvarn(dir, &["solve", "--variant", "five", "--out", "db"]));
-    ok(kvarn(
-        dir,
-        &["train", "--config", "run.toml", "--out", "run"],
-    ));
-    let table = ok(kvarn(dir, &["eval", "targets", "run", "--db", "db"]));
+    ok_in(dir, &["solve", "--variant", "five", "--out", "db"]);
+    ok_in(dir, &["train", "--config", "run.toml", "--out", "run"]);
+    let table = ok_in(dir, &["eval", "targets", "run", "--db", "db"]);
     eprintln!("{table}");
     assert!(table.contains("generations 1 to 2"), "{table}");
     assert!(table.contains("search_value_share = 0.5"), "{table}");
@@ -96,11 +75,10 @@ fn a_runs_value_targets_are_judged_against_the_databases() {
         .find(|r| r.len() == 8 && r[0] == "all" && r[1] == "full");
     let full = full.expect("full searches");
     assert_eq!(full[3], full[4], "{table}");
-    let err = kvarn(
+    let (ok, _, err) = kvarn_in(
         dir,
         &["eval", "targets", "run", "--db", "db", "--last", "3"],
     );
-    assert!(!err.status.success());
-    let err = String::from_utf8_lossy(&err.stderr);
+    assert!(!ok);
     assert!(err.contains("the run has done 1 to 2"), "{err}");
 }
