@@ -10,9 +10,9 @@ use kvarn_game::{ActionSpace, Color, Game, Rules, Variant, encoding};
 use kvarn_selfplay::exact::canonical_key;
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
-    Advance, BranchPool, EndgameUse, EvalCache, Evaluator, GameSearch, RandomStarts, SearchConfig,
-    SearchContext, SearchPlayer, SelfPlayConfig, SelfPlayJob, StartPhase, UniformEvaluator, run,
-    selfplay::game_rng,
+    Advance, BranchPool, BranchStarts, EndgameUse, EvalCache, Evaluator, GameSearch, RandomStarts,
+    SearchConfig, SearchContext, SearchPlayer, SelfPlayConfig, SelfPlayJob, StartPhase,
+    UniformEvaluator, run, selfplay::game_rng,
 };
 
 fn uniform(rules: &Rules) -> UniformEvaluator {
@@ -331,8 +331,13 @@ fn branch_pools_leave_out_positions_the_databases_know() {
     let (_, games) = run(&job, &uniform(&job.rules), None).unwrap();
     let samples = || games.iter().flat_map(|g| &g.samples);
     let endgame = job.endgame.as_deref().unwrap();
-    let all = BranchPool::from_samples(&job.rules, samples(), None);
-    let open = BranchPool::from_samples(&job.rules, samples(), Some(endgame));
+    let all = BranchPool::from_samples(&job.rules, samples(), None, &BranchStarts::default());
+    let open = BranchPool::from_samples(
+        &job.rules,
+        samples(),
+        Some(endgame),
+        &BranchStarts::default(),
+    );
     assert!(
         open.len() < all.len() && !open.is_empty(),
         "{} of {} moving-phase positions open",

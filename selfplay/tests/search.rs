@@ -2,6 +2,8 @@
 //! nothing, games started from earlier games' positions, and shards that round-trip and
 //! refuse damage.
 
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
 use std::sync::Arc;
 
 use kvarn_game::{
@@ -9,9 +11,9 @@ use kvarn_game::{
 };
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
-    Advance, BranchPool, EvalCache, Evaluator, ForcedScope, GameSearch, PlayoutCap, RootSearch,
-    RootValue, Sample, SearchConfig, SearchContext, SearchResult, SelfPlayConfig, SelfPlayJob,
-    UniformEvaluator, policy_surprise, read_shard, run, selfplay::game_rng,
+    Advance, BranchPool, BranchStarts, EvalCache, Evaluator, ForcedScope, GameSearch, PlayoutCap,
+    RootSearch, RootValue, Sample, SearchConfig, SearchContext, SearchResult, SelfPlayConfig,
+    SelfPlayJob, UniformEvaluator, policy_surprise, read_shard, run, selfplay::game_rng,
 };
 
 fn six() -> Rules {
@@ -645,7 +647,10 @@ fn earlier_games(eval: &HashEvaluator) -> (BranchPool, std::collections::HashSet
     let (_, earlier) = run(&job(8, 4, 1, RootSearch::Puct, None), eval, None).unwrap();
     let samples = || earlier.iter().flat_map(|g| &g.samples);
     let keys = samples().map(|s| s.position.key()).collect();
-    (BranchPool::from_samples(&six(), samples(), None), keys)
+    (
+        BranchPool::from_samples(&six(), samples(), None, &BranchStarts::default()),
+        keys,
+    )
 }
 
 #[test]
@@ -695,6 +700,67 @@ fn branch_starts_begin_at_earlier_games_moving_positions_and_skip_the_opening() 
         games,
         branching(pool, 4, 2).1,
         "the same games however interleaved"
+    );
+}
+
+/// `placing` adds the placing phase's positions to the pool; `closing_mills` starts that
+/// share of the branches after a move that closes a mill, with its removal pending:
+/// each a position one legal move from a pooled one, drawn by the same seed alike.
+#[test]
+fn branch_starts_take_placing_positions_and_closed_mills_where_asked() {
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    let (_, earlier) = run(&job(8, 4, 1, RootSearch::Puct, None), &eval, None).unwrap();
+    let samples = || earlier.iter().flat_map(|g| &g.samples);
+    let pool = |placing, closing_mills| {
+        let settings = BranchStarts {
+            placing,
+            closing_mills,
+            ..BranchStarts::default()
+        };
+        BranchPool::from_samples(&rules, samples(), None, &settings)
+    };
+    let (moving, all) = (pool(false, 0.0), pool(true, 0.0));
+    let in_hand = |p: &Position| p.in_hand(Color::White) + p.in_hand(Color::Black) > 0;
+    let placing = samples().filter(|s| in_hand(&s.position)).count();
+    assert!(placing > 20, "{placing} placing samples");
+    assert_eq!(
+        all.len(),
+        moving.len() + placing,
+        "every open position of both phases"
+    );
+    assert_eq!(moving.closing_len(), 0);
+    // Every position after a mill-closing move of a pooled position, and only those.
+    let mut after = std::collections::HashSet::new();
+    for s in samples().filter(|s| !s.position.pending_removal()) {
+        for mv in s.position.legal_moves(&rules) {
+            let mut next = s.position;
+            next.play_unchecked(&rules, mv);
+            if next.pending_removal() {
+                after.insert(next.key());
+            }
+        }
+    }
+    let closing = pool(true, 1.0);
+    assert!(closing.closing_len() > 10, "{}", closing.closing_len());
+    let mut rng = Pcg64Mcg::seed_from_u64(3);
+    for _ in 0..200 {
+        let p = closing.draw(&mut rng).unwrap();
+        assert!(p.pending_removal() && after.contains(&p.key()));
+    }
+    // With a share of 0.5, half the draws come after a closed mill, the other half from
+    // the pool as without the setting (where removal decisions are pending too).
+    let pending = |pool: &BranchPool| {
+        let mut rng = Pcg64Mcg::seed_from_u64(3);
+        (0..400)
+            .filter(|_| pool.draw(&mut rng).unwrap().pending_removal())
+            .count()
+    };
+    let (plain, half) = (pending(&all), pending(&pool(true, 0.5)));
+    let expected = 200 + plain / 2;
+    assert!(
+        half.abs_diff(expected) <= 40,
+        "{half} of 400 with a removal pending, about {expected} expected"
     );
 }
 

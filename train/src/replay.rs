@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use kvarn_eval::solver::benchmark::Phase;
 use kvarn_game::{ActionSpace, Color, Rules, SYMMETRY_COUNT, encoding};
 use kvarn_selfplay::{
-    BranchPool, Endgame, Sample, SampleSource, ShardError, ShardHeader, read_shard,
+    BranchPool, BranchStarts, Endgame, Sample, SampleSource, ShardError, ShardHeader, read_shard,
 };
 use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
@@ -474,9 +474,10 @@ pub fn branch_pool(
     rules: Rules,
     shards: &[PathBuf],
     endgame: Option<&Endgame>,
+    settings: &BranchStarts,
 ) -> Result<BranchPool, ReplayError> {
     let (games, _) = read_generation(rules, shards)?;
-    let pool = BranchPool::from_samples(&rules, games.iter().flatten(), endgame);
+    let pool = BranchPool::from_samples(&rules, games.iter().flatten(), endgame, settings);
     if pool.is_empty() {
         tracing::warn!(
             shards = shards.len(),

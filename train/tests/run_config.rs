@@ -122,6 +122,14 @@ fn branch_starts_are_refused_beyond_the_games_left_or_on_a_ray_cluster() {
     );
     let e = refusal(&starts(0.0, 1.5));
     assert!(e.contains("selfplay.branch_starts.share"), "{e}");
+    let mills = format!("{}closing_mills = 1.5\n", starts(0.0, 0.5));
+    let e = refusal(&mills);
+    assert!(e.contains("selfplay.branch_starts.closing_mills"), "{e}");
+    RunConfig::parse(
+        &format!("{}placing = true\nclosing_mills = 0.5\n", starts(0.0, 0.5)),
+        "test.toml",
+    )
+    .unwrap();
     let ray =
         format!("{BASE}\n[selfplay]\nbackend = \"ray\"\n[selfplay.branch_starts]\nshare = 0.25\n");
     let e = refusal(&ray);

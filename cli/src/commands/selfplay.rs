@@ -310,8 +310,13 @@ fn branch_pool(
         "--branch-from {}: no shards",
         dir.display()
     );
-    replay::branch_pool(config.rules, &files, endgame)
-        .with_context(|| format!("--branch-from {}", dir.display()))
+    replay::branch_pool(
+        config.rules,
+        &files,
+        endgame,
+        &config.selfplay.branch_starts,
+    )
+    .with_context(|| format!("--branch-from {}", dir.display()))
 }
 
 /// The shard files in `dir` (none where it does not exist).

@@ -160,10 +160,16 @@ fn branch_pool(
     if files.is_empty() {
         return Err(RunError::NoBranchShards(folder));
     }
-    let pool = replay::branch_pool(config.rules, &files, endgame)?;
+    let pool = replay::branch_pool(
+        config.rules,
+        &files,
+        endgame,
+        &config.selfplay.branch_starts,
+    )?;
     tracing::debug!(
         generation = g,
         positions = pool.len(),
+        closing_mills = pool.closing_len(),
         "branch starts drawn from"
     );
     Ok(pool)
