@@ -465,8 +465,9 @@ pub fn read_generation(
 }
 
 /// The branch starts' pool of one generation's `shards` (`selfplay.branch_starts`): its
-/// games' moving-phase positions in the order of the games' indices, so that the same
-/// shards give the same pool however they were written; warns when there is none.
+/// games' positions of the phases `settings` take, in the order of the games' indices, so
+/// that the same shards give the same pool however they were written; warns when there is
+/// none.
 ///
 /// # Errors
 /// A shard is damaged or of other rules.
@@ -482,7 +483,7 @@ pub fn branch_pool(
         tracing::warn!(
             shards = shards.len(),
             folder = ?shards.first().and_then(|p| p.parent()),
-            "no moving-phase position in these games: branch starts begin from the empty board"
+            "no position to branch from in these games: branch starts begin from the empty board"
         );
     }
     Ok(pool)
