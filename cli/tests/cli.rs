@@ -412,12 +412,7 @@ fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
         "{out}"
     );
     // Its outcome estimates are all right, each exact value's row of the table included.
-    let table: Vec<&str> = out
-        .lines()
-        .skip_while(|l| !l.starts_with("outcome estimates by exact value"))
-        .skip(2)
-        .take_while(|l| l.ends_with('%'))
-        .collect();
+    let table = estimate_rows(&out);
     assert!(table.len() >= 3, "{out}");
     assert!(table.iter().all(|l| l.ends_with(" 100.0%")), "{out}");
     // From drawn and won positions the perfect player, to move, never loses.
@@ -514,6 +509,15 @@ fn the_misses_are_a_benchmark_set(dir: &std::path::Path, d: &str, set: &std::pat
     );
 }
 
+/// The rows of `kvarn eval solver`'s table of outcome estimates by exact value.
+fn estimate_rows(out: &str) -> Vec<&str> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("outcome estimates by exact value"))
+        .skip(2)
+        .take_while(|l| l.ends_with('%'))
+        .collect()
+}
+
 /// `--misnamed`: the positions whose value an alpha-beta player's estimate misnamed, each
 /// with that estimate, as many as its table of estimates counts off the diagonal.
 fn the_misnamed_are_a_benchmark_set(dir: &std::path::Path, set: &std::path::Path) {
@@ -530,11 +534,8 @@ fn the_misnamed_are_a_benchmark_set(dir: &std::path::Path, set: &std::path::Path
         m,
     ]);
     assert!(ok, "{err}");
-    let off_diagonal: u64 = out
-        .lines()
-        .skip_while(|l| !l.starts_with("outcome estimates by exact value"))
-        .skip(2)
-        .take_while(|l| l.ends_with('%'))
+    let off_diagonal: u64 = estimate_rows(&out)
+        .into_iter()
         .map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
             let counts: Vec<u64> = f[2..5].iter().map(|c| c.parse().unwrap()).collect();
