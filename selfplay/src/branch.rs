@@ -105,18 +105,18 @@ impl BranchPool {
         let phase = |p: &Position| {
             settings.placing || (p.in_hand(Color::White) == 0 && p.in_hand(Color::Black) == 0)
         };
+        let playable = |p: &Position| Game::from_position(*rules, *p).is_ok_and(|g| open(&g));
         let positions: Vec<Position> = samples
             .into_iter()
             .map(|s| s.position)
             .filter(phase)
-            .filter(|p| Game::from_position(*rules, *p).is_ok_and(|g| open(&g)))
+            .filter(playable)
             .collect();
         let closing = if settings.closing_mills > 0.0 {
-            let after = |p: &Position| closing_mills(rules, p);
             positions
                 .iter()
-                .flat_map(after)
-                .filter(|p| Game::from_position(*rules, *p).is_ok_and(|g| open(&g)))
+                .flat_map(|p| closing_mills(rules, p))
+                .filter(playable)
                 .collect()
         } else {
             Vec::new()

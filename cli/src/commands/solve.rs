@@ -1,7 +1,7 @@
 //! `kvarn solve` and `kvarn probe`: the retrograde solver's databases.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -472,24 +472,31 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
          moves keep, in expectation; blunders: moves that throw a win or a draw away"
     );
     estimates.print();
-    if let Some(path) = &args.misses {
-        benchmark::write_set(path, &rules, &misses)?;
-        outln!(
-            "{} missed critical positions written to {}",
-            misses.len(),
-            path.display()
-        );
-    }
-    if let Some(path) = &args.misnamed {
-        benchmark::write_set(path, &rules, &misnamed)?;
-        outln!(
-            "{} positions whose value was misnamed written to {}",
-            misnamed.len(),
-            path.display()
-        );
-    }
+    write_answers(
+        args.misses.as_deref(),
+        &rules,
+        &misses,
+        "missed critical positions",
+    )?;
+    let misnamed_what = "positions whose value was misnamed";
+    write_answers(args.misnamed.as_deref(), &rules, &misnamed, misnamed_what)?;
     if let Some(db) = args.db.as_ref().filter(|_| args.games_from > 0) {
         games_from_positions(args, &rules, &set, factory.as_ref(), db)?;
+    }
+    Ok(())
+}
+
+/// Writes `answers` as a benchmark set to `path`, where one is given, and says how many
+/// `what` it wrote there.
+fn write_answers(
+    path: Option<&Path>,
+    rules: &Rules,
+    answers: &[benchmark::Answer],
+    what: &str,
+) -> anyhow::Result<()> {
+    if let Some(path) = path {
+        benchmark::write_set(path, rules, answers)?;
+        outln!("{} {what} written to {}", answers.len(), path.display());
     }
     Ok(())
 }
