@@ -1,6 +1,7 @@
 //! `kvarn eval targets` on a tiny Five run with Five solved whole: every sample judged,
 //! the table printed by phase, search and exact value; a generation the run has not done
-//! refused by name.
+//! refused by name. `kvarn bench replay` on such a run: the window it measures is the one
+//! the run trained on.
 
 mod common;
 use common::{kvarn_in, ok_in};
@@ -79,6 +80,45 @@ fn a_runs_value_targets_are_judged_against_the_databases() {
         dir,
         &["eval", "targets", "run", "--db", "db", "--last", "3"],
     );
+    assert!(!ok);
+    assert!(err.contains("the run has done 1 to 2"), "{err}");
+}
+
+#[test]
+fn bench_replay_measures_the_window_the_run_trained_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("run.toml"), CONFIG).unwrap();
+    ok_in(dir, &["solve", "--variant", "five", "--out", "db"]);
+    ok_in(dir, &["train", "--config", "run.toml", "--out", "run"]);
+    let summary = std::fs::read_to_string(dir.join("run/summary.csv")).unwrap();
+    let mut lines = summary.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = lines.next().unwrap();
+    let col = header
+        .iter()
+        .position(|&h| h == "train/window_samples")
+        .unwrap();
+    let trained: Vec<String> = lines.map(|r| r[col].to_string()).collect();
+    for (g, samples) in [(1, &trained[0]), (2, &trained[1])] {
+        let out = ok_in(
+            dir,
+            &[
+                "bench",
+                "replay",
+                "run",
+                "--generation",
+                &g.to_string(),
+                "--seconds",
+                "0.05",
+            ],
+        );
+        let want =
+            format!("the window of generation {g} (4 generations at most): {samples} samples");
+        assert!(out.contains(&want), "{want}\n{out}");
+        assert!(out.contains("optimiser steps on one batch"), "{out}");
+        assert!(out.contains("a generation's 4 steps"), "{out}");
+    }
+    let (ok, _, err) = kvarn_in(dir, &["bench", "replay", "run", "--generation", "3"]);
     assert!(!ok);
     assert!(err.contains("the run has done 1 to 2"), "{err}");
 }

@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 use kvarn_model::Network;
 
 use crate::config::{TrainConfig, TrainEngine};
-use crate::replay::Batch;
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+
+use crate::replay::{Batch, ReplayWindow};
 use crate::trainer::Trainer;
 
 /// A measured training run.
@@ -64,23 +67,64 @@ pub fn training(
     };
     let mut trainer = Trainer::new(network, config);
     let data = reference_batch(network, batch);
+    let steps = steps_on(&mut trainer, &data, time);
+    TrainThroughput {
+        batch,
+        steps: steps.steps,
+        steps_per_second: steps.per_second,
+        samples_per_second: steps.per_second * batch as f64,
+        final_loss: steps.final_loss,
+        engine: trainer.engine_name(),
+    }
+}
+
+/// Optimiser steps measured on one batch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepsOn {
+    /// Steps taken in the measured time.
+    pub steps: u64,
+    /// Steps per second.
+    pub per_second: f64,
+    /// Total loss of the last step.
+    pub final_loss: f32,
+}
+
+/// `trainer`'s steps on `batch` for about `time` (at least five), after three warm-up
+/// steps.
+pub fn steps_on(trainer: &mut Trainer, batch: &Batch, time: Duration) -> StepsOn {
     for _ in 0..3 {
-        trainer.train_step(&data);
+        trainer.train_step(batch);
     }
     let start = Instant::now();
     let mut steps = 0u64;
-    let mut last = 0.0;
+    let mut final_loss = 0.0;
     while start.elapsed() < time || steps < 5 {
-        last = trainer.train_step(&data).total;
+        final_loss = trainer.train_step(batch).total;
         steps += 1;
     }
-    let secs = start.elapsed().as_secs_f64();
-    TrainThroughput {
-        batch,
+    StepsOn {
         steps,
-        steps_per_second: steps as f64 / secs,
-        samples_per_second: (steps as usize * batch) as f64 / secs,
-        final_loss: last,
-        engine: trainer.engine_name(),
+        per_second: steps as f64 / start.elapsed().as_secs_f64(),
+        final_loss,
     }
+}
+
+/// Mini-batches per second drawn from `window` as the training stage draws them
+/// (`train`'s batch size, augmentation and value-target mix), for about `time` (at least
+/// three).
+pub fn replay_batches(window: &ReplayWindow, train: &TrainConfig, time: Duration) -> f64 {
+    let mut rng = Pcg64Mcg::seed_from_u64(1);
+    let start = Instant::now();
+    let mut batches = 0u64;
+    while start.elapsed() < time || batches < 3 {
+        let b = window.batch(
+            &mut rng,
+            train.batch_size,
+            train.augment,
+            train.search_value_share,
+        );
+        std::hint::black_box(b);
+        batches += 1;
+    }
+    batches as f64 / start.elapsed().as_secs_f64()
 }

@@ -1,6 +1,9 @@
 //! `kvarn bench ...`: speed measurements that print figures.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+use anyhow::Context;
 
 use clap::{Args, Subcommand};
 use kvarn_eval::search::{Engine, EngineOptions, Limits};
@@ -23,6 +26,9 @@ pub enum BenchCommand {
     Infer(InferArgs),
     /// Training steps per second of a network (default: the reference MLP on Nine).
     Train(TrainArgs),
+    /// A run's training stage taken apart: loading its replay window, drawing batches
+    /// from it and the optimiser steps on them.
+    Replay(ReplayArgs),
     /// Self-play of a run configuration without writing shards: positions/s, network
     /// calls, mean batch, and the network's share of thread time.
     Selfplay(super::selfplay::PlayArgs),
@@ -73,6 +79,19 @@ pub struct TrainArgs {
     /// Train through burn's autodiff even where the fast CPU MLP path applies.
     #[arg(long)]
     burn: bool,
+}
+
+/// Arguments of `kvarn bench replay`.
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// The run's folder.
+    run_dir: PathBuf,
+    /// The generation whose window and model are measured (default: the last one done).
+    #[arg(long)]
+    generation: Option<u32>,
+    /// Seconds of each measurement.
+    #[arg(long, default_value_t = 5.0)]
+    seconds: f64,
 }
 
 /// Arguments of `kvarn bench infer`.
@@ -163,6 +182,7 @@ pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Search(args) => search(args),
         BenchCommand::Infer(args) => infer(args),
         BenchCommand::Train(args) => train(args),
+        BenchCommand::Replay(args) => replay(args),
         BenchCommand::Selfplay(args) => super::selfplay::bench_selfplay(args),
         BenchCommand::Movetime(args) => movetime(args),
     }
@@ -545,6 +565,53 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
             t.engine
         );
     }
+    Ok(())
+}
+
+/// `kvarn bench replay`: what a training step of the run costs, in its parts, so that the
+/// batch drawing's share shows (it grows with the window; the trainer's does not).
+fn replay(args: &ReplayArgs) -> anyhow::Result<()> {
+    let dir = kvarn_train::RunDir::new(&args.run_dir);
+    let manifest = kvarn_train::Manifest::read(&dir)?;
+    let done = manifest.generations_done();
+    let g = args.generation.unwrap_or(done);
+    anyhow::ensure!(
+        (1..=done).contains(&g),
+        "--generation {g}: the run has done 1 to {done}"
+    );
+    let config = kvarn_train::resume::config_at(&dir, &manifest, g)?;
+    let time = duration(args.seconds)?;
+    let began = Instant::now();
+    let window = kvarn_train::stages::training::window(&config, &dir, g)?;
+    let load = began.elapsed().as_secs_f64();
+    let t = &config.train;
+    outln!(
+        "bench replay, {}: the window of generation {g} ({} generations at most): {} samples, loaded in {load:.2} s",
+        dir.root().display(),
+        t.window_generations,
+        window.len(),
+    );
+    let batches = kvarn_train::bench::replay_batches(&window, t, time);
+    outln!("batches of {}: {batches:8.1}/s", t.batch_size);
+    let device = kvarn_model::DeviceChoice::Cpu.device()?;
+    let model = dir.model(g);
+    let (network, _) = kvarn_model::file::load(&model, &device)
+        .with_context(|| format!("loading {}", model.display()))?;
+    let mut trainer = kvarn_train::Trainer::new(&network, t.clone());
+    let mut rng = Pcg64Mcg::seed_from_u64(1);
+    let batch = window.batch(&mut rng, t.batch_size, t.augment, t.search_value_share);
+    let steps = kvarn_train::bench::steps_on(&mut trainer, &batch, time).per_second;
+    outln!(
+        "optimiser steps on one batch: {steps:8.1}/s ({}); with their batches drawn: {:8.1}/s",
+        trainer.engine_name(),
+        1.0 / (1.0 / steps + 1.0 / batches),
+    );
+    outln!(
+        "a generation's {} steps: {:.2} s drawing batches, {:.2} s stepping, {load:.2} s loading the window",
+        t.steps_per_generation,
+        t.steps_per_generation as f64 / batches,
+        t.steps_per_generation as f64 / steps,
+    );
     Ok(())
 }
 
