@@ -43,13 +43,20 @@ games_vs_perfect = 0
 games_from_positions = 0
 "#;
 
-#[test]
-fn a_runs_value_targets_are_judged_against_the_databases() {
+/// A folder with Five solved whole in `db/` and the tiny run of [`CONFIG`] in `run/`.
+fn five_run() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     std::fs::write(dir.join("run.toml"), CONFIG).unwrap();
     ok_in(dir, &["solve", "--variant", "five", "--out", "db"]);
     ok_in(dir, &["train", "--config", "run.toml", "--out", "run"]);
+    tmp
+}
+
+#[test]
+fn a_runs_value_targets_are_judged_against_the_databases() {
+    let tmp = five_run();
+    let dir = tmp.path();
     let table = ok_in(dir, &["eval", "targets", "run", "--db", "db"]);
     eprintln!("{table}");
     assert!(table.contains("generations 1 to 2"), "{table}");
@@ -86,11 +93,8 @@ fn a_runs_value_targets_are_judged_against_the_databases() {
 
 #[test]
 fn bench_replay_measures_the_window_the_run_trained_on() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = five_run();
     let dir = tmp.path();
-    std::fs::write(dir.join("run.toml"), CONFIG).unwrap();
-    ok_in(dir, &["solve", "--variant", "five", "--out", "db"]);
-    ok_in(dir, &["train", "--config", "run.toml", "--out", "run"]);
     let summary = std::fs::read_to_string(dir.join("run/summary.csv")).unwrap();
     let mut lines = summary.lines().map(|l| l.split(',').collect::<Vec<_>>());
     let header = lines.next().unwrap();
