@@ -98,31 +98,14 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
     let mut total = [0u64; 3];
     let solver = db::solve_into(&args.out, rules, &plan, |solver, step, resumed, secs| {
         let subspaces = step.subspaces();
+        let pair = subspaces.len() > 1;
         for s in &subspaces {
             let table = solver.table(s).expect("solved or loaded");
-            let (reduced, all, longest) = counts(solver, s, table);
-            for k in 0..3 {
-                total[k] += all[k];
+            let c = counts(solver, s, table);
+            for (t, n) in total.iter_mut().zip(c.1) {
+                *t += n;
             }
-            let bytes = std::fs::metadata(db::path(&args.out, &rules, s)).map_or(0, |m| m.len());
-            let line = format!(
-                "{}{}: won {} drawn {} lost {} (all positions: {} / {} / {}); longest win {longest} turns; {:.2} s{}, {} KiB",
-                db::file_name(&rules, s),
-                if resumed { " (resumed)" } else { "" },
-                reduced[0],
-                reduced[1],
-                reduced[2],
-                all[0],
-                all[1],
-                all[2],
-                secs,
-                if subspaces.len() > 1 {
-                    " for the pair"
-                } else {
-                    ""
-                },
-                bytes / 1024,
-            );
+            let line = subspace_line(&args.out, &rules, s, &c, resumed, secs, pair);
             bar.suspend(|| outln!("{line}"));
         }
         bar.inc(1);
@@ -143,23 +126,57 @@ pub fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
         outln!("value of the start position: {}", describe(v));
     }
     if args.verify > 0 {
-        let t = Instant::now();
-        let n = solver
-            .check_consistency()
-            .map_err(|e| anyhow::anyhow!("inconsistent value: {e}"))?;
-        outln!(
-            "consistency: all {n} stored values agree with their moves ({:.1} s)",
-            t.elapsed().as_secs_f64()
-        );
-        let t = Instant::now();
-        let proved = kvarn_eval::solver::verify::check_random_positions(&solver, args.verify, 4, 1)
-            .map_err(|e| anyhow::anyhow!("forward search disagrees: {e}"))?;
-        outln!(
-            "forward search: {} random positions agree, {proved} of them proved won or lost within 4 decisions ({:.1} s)",
-            args.verify,
-            t.elapsed().as_secs_f64()
-        );
+        verify(&solver, args.verify)?;
     }
+    Ok(())
+}
+
+/// One solved subspace's line: its counts (`counts`' reduced and whole), longest win,
+/// time (shared with its mirror pair where `pair`) and file size.
+fn subspace_line(
+    out: &Path,
+    rules: &Rules,
+    s: &Subspace,
+    (reduced, all, longest): &([u64; 3], [u64; 3], u16),
+    resumed: bool,
+    secs: f64,
+    pair: bool,
+) -> String {
+    let bytes = std::fs::metadata(db::path(out, rules, s)).map_or(0, |m| m.len());
+    format!(
+        "{}{}: won {} drawn {} lost {} (all positions: {} / {} / {}); longest win {longest} turns; {:.2} s{}, {} KiB",
+        db::file_name(rules, s),
+        if resumed { " (resumed)" } else { "" },
+        reduced[0],
+        reduced[1],
+        reduced[2],
+        all[0],
+        all[1],
+        all[2],
+        secs,
+        if pair { " for the pair" } else { "" },
+        bytes / 1024,
+    )
+}
+
+/// `--verify N`: every stored value against its moves, then `n` random positions against
+/// a forward search.
+fn verify(solver: &Solver, n: usize) -> anyhow::Result<()> {
+    let t = Instant::now();
+    let stored = solver
+        .check_consistency()
+        .map_err(|e| anyhow::anyhow!("inconsistent value: {e}"))?;
+    outln!(
+        "consistency: all {stored} stored values agree with their moves ({:.1} s)",
+        t.elapsed().as_secs_f64()
+    );
+    let t = Instant::now();
+    let proved = kvarn_eval::solver::verify::check_random_positions(solver, n, 4, 1)
+        .map_err(|e| anyhow::anyhow!("forward search disagrees: {e}"))?;
+    outln!(
+        "forward search: {n} random positions agree, {proved} of them proved won or lost within 4 decisions ({:.1} s)",
+        t.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
