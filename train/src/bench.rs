@@ -1,15 +1,15 @@
 //! Training throughput: optimiser steps per second on the network's device, with the
 //! batch built as the reference PyTorch script builds its own (random inputs, one-hot
-//! policy and value targets, every action legal), so the two figures compare.
+//! policy and value targets, every action legal), so the two figures compare; and the
+//! parts of a run's training stage (`kvarn bench replay`).
 
 use std::time::{Duration, Instant};
 
 use kvarn_model::Network;
-
-use crate::config::{TrainConfig, TrainEngine};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
+use crate::config::{TrainConfig, TrainEngine};
 use crate::replay::{Batch, ReplayWindow};
 use crate::trainer::Trainer;
 

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-
 use clap::{Args, Subcommand};
 use kvarn_eval::search::{Engine, EngineOptions, Limits};
 use kvarn_game::{BatchSim, Game, MoveList, Rules, Status, perft};
