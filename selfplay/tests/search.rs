@@ -2,8 +2,6 @@
 //! nothing, games started from earlier games' positions, and shards that round-trip and
 //! refuse damage.
 
-use rand::SeedableRng;
-use rand_pcg::Pcg64Mcg;
 use std::sync::Arc;
 
 use kvarn_game::{
@@ -15,6 +13,8 @@ use kvarn_selfplay::{
     RootSearch, RootValue, Sample, SearchConfig, SearchContext, SearchResult, SelfPlayConfig,
     SelfPlayJob, UniformEvaluator, policy_surprise, read_shard, run, selfplay::game_rng,
 };
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
 
 fn six() -> Rules {
     Rules::new(Variant::Six)

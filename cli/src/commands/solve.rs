@@ -495,8 +495,12 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
         &misses,
         "missed critical positions",
     )?;
-    let misnamed_what = "positions whose value was misnamed";
-    write_answers(args.misnamed.as_deref(), &rules, &misnamed, misnamed_what)?;
+    write_answers(
+        args.misnamed.as_deref(),
+        &rules,
+        &misnamed,
+        "positions whose value was misnamed",
+    )?;
     if let Some(db) = args.db.as_ref().filter(|_| args.games_from > 0) {
         games_from_positions(args, &rules, &set, factory.as_ref(), db)?;
     }
