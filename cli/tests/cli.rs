@@ -427,6 +427,7 @@ fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
     );
     the_misses_are_a_benchmark_set(dir, d, &set);
     the_misnamed_are_a_benchmark_set(dir, &set);
+    a_random_players_lost_games_are_listed(dir, d, &set);
     a_further_set_is_critical_and_beside_the_committed(dir, d);
 }
 
@@ -507,6 +508,64 @@ fn the_misses_are_a_benchmark_set(dir: &std::path::Path, d: &str, set: &std::pat
             .any(|l| l.starts_with("all") && l.contains("100.0%") && l.ends_with("0.0%")),
         "{out}"
     );
+}
+
+/// `--thrown-away`: a random player, from drawn and won positions against the perfect
+/// player, loses games; each game the summary counts has one row, at a decision that made
+/// its exact value worse. Without `--games-from` the option is refused.
+fn a_random_players_lost_games_are_listed(dir: &std::path::Path, d: &str, set: &std::path::Path) {
+    let file = dir.join("thrown-away.jsonl");
+    let f = file.to_str().unwrap();
+    let set = set.to_str().unwrap();
+    let args = [
+        "eval",
+        "solver",
+        "--set",
+        set,
+        "--agent",
+        "random",
+        "--thrown-away",
+        f,
+    ];
+    let (ok, _, err) = kvarn(&args);
+    assert!(!ok);
+    assert!(err.contains("give --games-from N too"), "{err}");
+    let (ok, out, err) = kvarn(&[&args[..], &["--games-from", "6", "--db", d]].concat());
+    assert!(ok, "{err}");
+    let counted: usize = out
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("values thrown away by the agent in the ")
+        })
+        .map(|l| {
+            l.split_whitespace()
+                .next()
+                .unwrap()
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    assert!(counted > 0, "{out}");
+    assert!(
+        out.contains(&format!(
+            "{counted} games' first values thrown away written to {f}"
+        )),
+        "{out}"
+    );
+    let rows: Vec<serde_json::Value> = json_lines(&file)
+        .into_iter()
+        .filter(|r| r.get("chosen").is_some())
+        .collect();
+    assert_eq!(rows.len(), counted);
+    let rank = |v: &serde_json::Value| ["win", "draw", "loss"].iter().position(|o| v == o);
+    for r in &rows {
+        assert!(rank(&r["after"]) > rank(&r["before"]), "{r}");
+        assert!(
+            ["win", "draw"].contains(&r["start"].as_str().unwrap()),
+            "{r}"
+        );
+    }
 }
 
 /// The rows of `kvarn eval solver`'s table of outcome estimates by exact value.

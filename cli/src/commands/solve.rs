@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_eval::agent::{AgentFactory, AgentSpec, Outcome, load_solver};
-use kvarn_eval::matches::{GameRecord, MatchConfig, run_from_positions};
+use kvarn_eval::matches::{GameRecord, MatchConfig, MatchReport, run_from_positions};
 use kvarn_eval::solver::benchmark::BenchPosition;
 use kvarn_eval::solver::blunders::{self, Blunder};
 use kvarn_eval::solver::db::{self, Databases};
@@ -363,6 +363,54 @@ pub struct EvalSolverArgs {
     /// (a benchmark set too): where value accuracy is lost.
     #[arg(long)]
     misnamed: Option<PathBuf>,
+    /// Write, for each game of `--games-from` that the agent did not keep, its first
+    /// decision that threw the value away (position, move, phase, values before and after)
+    /// to this file: the positions to look at when a drawn start is lost.
+    #[arg(long)]
+    thrown_away: Option<PathBuf>,
+}
+
+/// The header of a `--thrown-away` file.
+#[derive(serde::Serialize)]
+struct ThrownAwayHeader<'a> {
+    format: &'a str,
+    version: u32,
+    rules: Rules,
+    agent: &'a str,
+}
+
+/// One row of a `--thrown-away` file: a game from a benchmark position that the agent
+/// did not keep, and where it first threw the value away.
+#[derive(serde::Serialize)]
+struct ThrownAway {
+    /// The exact value of the game's start for the agent: a draw to hold, a win to win.
+    start: Outcome,
+    /// The game's number among those from positions of that value.
+    game: usize,
+    /// Decisions played from the start before it (0: the first).
+    decision: usize,
+    phase: &'static str,
+    /// The position string before the decision.
+    position: String,
+    chosen: String,
+    /// The exact outcome before and after it, for the agent.
+    before: Outcome,
+    after: Outcome,
+}
+
+impl ThrownAway {
+    fn new(start: Outcome, game: usize, b: &Blunder) -> ThrownAway {
+        ThrownAway {
+            start,
+            game,
+            decision: b.decision,
+            phase: b.phase.name(),
+            position: b.position.clone(),
+            chosen: b.chosen.to_string(),
+            before: b.before,
+            after: b.after,
+        }
+    }
 }
 
 /// The set `kvarn eval solver` scores on: the file given, or the committed one.
@@ -439,6 +487,11 @@ impl Estimates {
 
 /// Runs `kvarn eval solver`.
 pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
+    if args.thrown_away.is_some() && args.games_from == 0 {
+        anyhow::bail!(
+            "--thrown-away lists where games from positions were lost: give --games-from N too"
+        );
+    }
     let (rules, set) = eval_set(args)?;
     let factory = crate::agents::factory(&args.agent, &rules).context("reading --agent")?;
     let spec = factory.name();
@@ -543,38 +596,52 @@ fn games_from_positions(
     };
     // The perfect player's solver (loaded once and shared), to find where games went.
     let solver = load_solver(db, *rules)?;
+    let mut thrown_away = Vec::new();
     for (value, aim) in [(Outcome::Draw, "held"), (Outcome::Win, "won")] {
         let starts = benchmark::critical_starts(rules, set, value, args.games_from)?;
         let report = run_from_positions(&cfg, &starts, agent, &perfect, |_| {})?;
         let blunders = first_blunders(&solver, &starts, &report.records, value)?;
-        let t = report.tally;
-        let kept = if value == Outcome::Draw {
-            t.wins + t.draws
-        } else {
-            t.wins
-        };
-        outln!(
-            "from {} {value:?} critical positions against the perfect player: {aim} {kept} \
-             ({}-{}-{} W-D-L){}",
-            starts.len(),
-            t.wins,
-            t.draws,
-            t.losses,
-            if report.failures.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", {} games failed: {}",
-                    report.failures.len(),
-                    report.failures[0]
-                )
-            }
-        );
+        outln!("{}", games_line(&report, starts.len(), value, aim));
         if !blunders.is_empty() {
-            outln!("  {}", blunder_summary(&blunders));
+            outln!("  {}", blunder_summary(blunders.iter().map(|b| &b.1)));
         }
+        thrown_away.extend(blunders.iter().map(|(g, b)| ThrownAway::new(value, *g, b)));
+    }
+    if let Some(path) = &args.thrown_away {
+        let header = ThrownAwayHeader {
+            format: "kvarn-thrown-away",
+            version: 1,
+            rules: *rules,
+            agent: &args.agent,
+        };
+        kvarn_storage::write_jsonl(path, &header, &thrown_away)
+            .with_context(|| format!("writing {}", path.display()))?;
+        outln!(
+            "{} games' first values thrown away written to {}",
+            thrown_away.len(),
+            path.display()
+        );
     }
     Ok(())
+}
+
+/// What the agent kept of the games from `starts` positions of `value`.
+fn games_line(report: &MatchReport, starts: usize, value: Outcome, aim: &str) -> String {
+    let t = report.tally;
+    let kept = if value == Outcome::Draw {
+        t.wins + t.draws
+    } else {
+        t.wins
+    };
+    let failures = match report.failures.first() {
+        None => String::new(),
+        Some(first) => format!(", {} games failed: {first}", report.failures.len()),
+    };
+    format!(
+        "from {starts} {value:?} critical positions against the perfect player: {aim} {kept} \
+         ({}-{}-{} W-D-L){failures}",
+        t.wins, t.draws, t.losses
+    )
 }
 
 /// The first decision of the agent (the side to move at the start) that threw the value
@@ -587,7 +654,7 @@ fn first_blunders(
     starts: &[Game],
     records: &[GameRecord],
     value: Outcome,
-) -> anyhow::Result<Vec<Blunder>> {
+) -> anyhow::Result<Vec<(usize, Blunder)>> {
     let mut found = Vec::new();
     for r in records {
         let start = &starts[r.game];
@@ -604,25 +671,26 @@ fn first_blunders(
         if let Some(b) = blunders::first_blunder(solver, start, moves, side) {
             tracing::debug!(game = r.game, decision = b.decision, phase = b.phase.name(),
                 position = %b.position, chosen = %b.chosen, "first value thrown away");
-            found.push(b);
+            found.push((r.game, b));
         }
     }
     Ok(found)
 }
 
 /// Where the values were thrown away: by phase, and how many decisions into the game.
-fn blunder_summary(blunders: &[Blunder]) -> String {
+fn blunder_summary<'a>(blunders: impl Iterator<Item = &'a Blunder>) -> String {
     let mut by_phase: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut decisions = Vec::new();
     for b in blunders {
         *by_phase.entry(b.phase.name()).or_default() += 1;
+        decisions.push(b.decision);
     }
-    let mut decisions: Vec<usize> = blunders.iter().map(|b| b.decision).collect();
     decisions.sort_unstable();
     let phases: Vec<String> = by_phase.iter().map(|(p, n)| format!("{p} {n}")).collect();
     format!(
         "values thrown away by the agent in the {} games not kept: {}; at its decision {} of the game \
          (median; first {}, last {})",
-        blunders.len(),
+        decisions.len(),
         phases.join(", "),
         decisions[decisions.len() / 2],
         decisions[0],
