@@ -264,26 +264,33 @@ impl GameSearch {
                             .expect("legal action");
                         self.game.play_unchecked(mv);
                         self.path.push(child);
-                        let c = self.tree.node_mut(child);
+                        let c = self.tree.node(child);
                         if c.visits == 0 && c.state == NodeState::Unexpanded {
-                            c.side = self.game.position().side_to_move();
-                            let exact = terminal_value(self.game.status(), c.side)
-                                .or_else(|| {
-                                    let endgame = ctx.endgame.as_ref()?;
-                                    endgame.probe(&self.game).map(Endgame::wdl)
-                                })
-                                .or_else(|| {
-                                    repeated_in_line(ctx, &self.game, self.root_ply).then_some(DRAW)
-                                });
-                            if let Some(v) = exact {
-                                c.state = NodeState::Terminal;
-                                c.value = v;
-                            }
+                            self.reach(ctx, child);
                         }
                         id = child;
                     }
                 }
             }
+        }
+    }
+
+    /// Sets up `child`, reached for the first time with the game standing at it: its side
+    /// to move, and its value where that is certain (the game is over, the endgame
+    /// databases know it, or it repeats the searched line under `search.twofold_draws`).
+    fn reach(&mut self, ctx: &SearchContext, child: NodeId) {
+        let side = self.game.position().side_to_move();
+        let exact = terminal_value(self.game.status(), side)
+            .or_else(|| {
+                let endgame = ctx.endgame.as_ref()?;
+                endgame.probe(&self.game).map(Endgame::wdl)
+            })
+            .or_else(|| repeated_in_line(ctx, &self.game, self.root_ply).then_some(DRAW));
+        let c = self.tree.node_mut(child);
+        c.side = side;
+        if let Some(v) = exact {
+            c.state = NodeState::Terminal;
+            c.value = v;
         }
     }
 
@@ -696,34 +703,7 @@ impl GameSearch {
                 let policy = self.improved_policy(ctx, 0);
                 (children[best], policy, false)
             }
-            _ => {
-                let best = self.most_visited_child(ctx, 0).expect("a child");
-                let visits: Vec<f32> = if self.forcing(ctx) {
-                    self.pruned_visits(ctx, &children, best)
-                } else {
-                    children
-                        .iter()
-                        .map(|&c| self.tree.node(c).visits as f32)
-                        .collect()
-                };
-                let total: f32 = visits.iter().sum();
-                let policy: Vec<f32> = if total > 0.0 {
-                    visits.iter().map(|v| v / total).collect()
-                } else {
-                    children.iter().map(|&c| self.tree.node(c).prior).collect()
-                };
-                let chosen = if temperature > 0.0 && total > 0.0 {
-                    self.temperature_pick(ctx, &children, &visits, best, temperature, rng)
-                } else {
-                    children
-                        .iter()
-                        .position(|&c| c == best)
-                        .expect("a root child")
-                };
-                let explored =
-                    children[chosen] != best && self.worse_than(ctx, children[chosen], best);
-                (children[chosen], policy, explored)
-            }
+            _ => self.puct_choice(ctx, &children, temperature, rng),
         };
         let mut action = usize::from(self.tree.node(action).action);
         if let Some(endgame) = &ctx.endgame {
@@ -747,6 +727,40 @@ impl GameSearch {
             simulations: self.simulations,
             explored,
         }
+    }
+
+    /// A PUCT search's move (drawn from the visits at `temperature`, or the most visited),
+    /// its policy target (the visits, forced playouts taken back) and whether the move
+    /// drawn is worse than the most visited one (see [`SearchResult::explored`]).
+    fn puct_choice(
+        &self,
+        ctx: &SearchContext,
+        children: &[NodeId],
+        temperature: f32,
+        rng: &mut impl Rng,
+    ) -> (NodeId, Vec<f32>, bool) {
+        let best = self.most_visited_child(ctx, 0).expect("a child");
+        let visits: Vec<f32> = if self.forcing(ctx) {
+            self.pruned_visits(ctx, children, best)
+        } else {
+            children
+                .iter()
+                .map(|&c| self.tree.node(c).visits as f32)
+                .collect()
+        };
+        let total: f32 = visits.iter().sum();
+        let policy: Vec<f32> = if total > 0.0 {
+            visits.iter().map(|v| v / total).collect()
+        } else {
+            children.iter().map(|&c| self.tree.node(c).prior).collect()
+        };
+        let chosen = if temperature > 0.0 && total > 0.0 {
+            children[self.temperature_pick(ctx, children, &visits, best, temperature, rng)]
+        } else {
+            best
+        };
+        let explored = chosen != best && self.worse_than(ctx, chosen, best);
+        (chosen, policy, explored)
     }
 
     /// Index of a root child drawn with weight `visits ^ (1 / temperature)`, among those

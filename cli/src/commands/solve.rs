@@ -9,7 +9,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_eval::agent::{AgentFactory, AgentSpec, Outcome, load_solver};
 use kvarn_eval::matches::{GameRecord, MatchConfig, MatchReport, run_from_positions};
-use kvarn_eval::solver::benchmark::BenchPosition;
+use kvarn_eval::solver::benchmark::{BenchPosition, PhaseScore};
 use kvarn_eval::solver::blunders::{self, Blunder};
 use kvarn_eval::solver::db::{self, Databases};
 use kvarn_eval::solver::{Solver, Subspace, Value, benchmark, plan_for};
@@ -508,6 +508,28 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
         estimates.add(a);
     })?;
     outln!("{spec} on {} positions of {rules}", set.len());
+    print_scores(&scores);
+    estimates.print();
+    write_answers(
+        args.misses.as_deref(),
+        &rules,
+        &misses,
+        "missed critical positions",
+    )?;
+    write_answers(
+        args.misnamed.as_deref(),
+        &rules,
+        &misnamed,
+        "positions whose value was misnamed",
+    )?;
+    if let Some(db) = args.db.as_ref().filter(|_| args.games_from > 0) {
+        games_from_positions(args, &rules, &set, factory.as_ref(), db)?;
+    }
+    Ok(())
+}
+
+/// The score table of `kvarn eval solver`: one row for all positions, one per phase.
+fn print_scores(scores: &BTreeMap<Option<benchmark::Phase>, PhaseScore>) {
     outln!(
         "{:<10} {:>9} {:>15} {:>14} {:>8} {:>9} {:>17} {:>16} {:>9}",
         "phase",
@@ -520,7 +542,7 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
         "random critical",
         "blunders"
     );
-    for (phase, s) in &scores {
+    for (phase, s) in scores {
         let name = phase.map_or("all", |p| p.name());
         let pct = |v: Option<f64>| v.map_or("n/a".to_string(), |a| format!("{:.1}%", 100.0 * a));
         let (random, random_critical) = s.random_preserving_rates();
@@ -541,23 +563,6 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
          positions where some move throws the value away; random: what uniformly random \
          moves keep, in expectation; blunders: moves that throw a win or a draw away"
     );
-    estimates.print();
-    write_answers(
-        args.misses.as_deref(),
-        &rules,
-        &misses,
-        "missed critical positions",
-    )?;
-    write_answers(
-        args.misnamed.as_deref(),
-        &rules,
-        &misnamed,
-        "positions whose value was misnamed",
-    )?;
-    if let Some(db) = args.db.as_ref().filter(|_| args.games_from > 0) {
-        games_from_positions(args, &rules, &set, factory.as_ref(), db)?;
-    }
-    Ok(())
 }
 
 /// Writes `answers` as a benchmark set to `path`, where one is given, and says how many
