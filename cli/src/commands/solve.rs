@@ -387,30 +387,9 @@ struct ThrownAway {
     start: Outcome,
     /// The game's number among those from positions of that value.
     game: usize,
-    /// Decisions played from the start before it (0: the first).
-    decision: usize,
-    phase: &'static str,
-    /// The position string before the decision.
-    position: String,
-    chosen: String,
-    /// The exact outcome before and after it, for the agent.
-    before: Outcome,
-    after: Outcome,
-}
-
-impl ThrownAway {
-    fn new(start: Outcome, game: usize, b: &Blunder) -> ThrownAway {
-        ThrownAway {
-            start,
-            game,
-            decision: b.decision,
-            phase: b.phase.name(),
-            position: b.position.clone(),
-            chosen: b.chosen.to_string(),
-            before: b.before,
-            after: b.after,
-        }
-    }
+    /// The decision, its position and the exact values before and after it.
+    #[serde(flatten)]
+    blunder: Blunder,
 }
 
 /// The set `kvarn eval solver` scores on: the file given, or the committed one.
@@ -610,7 +589,11 @@ fn games_from_positions(
         if !blunders.is_empty() {
             outln!("  {}", blunder_summary(blunders.iter().map(|b| &b.1)));
         }
-        thrown_away.extend(blunders.iter().map(|(g, b)| ThrownAway::new(value, *g, b)));
+        thrown_away.extend(blunders.into_iter().map(|(game, blunder)| ThrownAway {
+            start: value,
+            game,
+            blunder,
+        }));
     }
     if let Some(path) = &args.thrown_away {
         let header = ThrownAwayHeader {

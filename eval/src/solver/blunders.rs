@@ -3,13 +3,15 @@
 //! player points at the kind of decision to train rather than only at the result.
 
 use kvarn_game::{Color, Game, Move};
+use serde::{Serialize, Serializer};
 
 use super::Solver;
 use super::benchmark::Phase;
 use crate::agent::Outcome;
 
-/// A decision that threw the value away.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A decision that threw the value away (serialised with the move in notation, as
+/// `kvarn eval solver --thrown-away` writes it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Blunder {
     /// Decisions played from the start position before it (0: the first).
     pub decision: usize,
@@ -18,11 +20,17 @@ pub struct Blunder {
     /// The position string before it.
     pub position: String,
     /// The move chosen.
+    #[serde(serialize_with = "in_notation")]
     pub chosen: Move,
     /// The exact outcome before it and after it, for the player who chose it.
     pub before: Outcome,
     /// See [`Blunder::before`].
     pub after: Outcome,
+}
+
+/// A move as its notation (`d2-d3`, `xe5`).
+fn in_notation<S: Serializer>(mv: &Move, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(mv)
 }
 
 /// The first decision of `side` in `moves` (played on from `start`) whose position after
