@@ -3,7 +3,9 @@
 # and docs/results/six-ablation/ report it: for each search size in SIMS (default
 # "160 800"), value-keeping and value accuracy on the 996 positions and 100 games each
 # against the perfect player from drawn and from won critical positions, the player using
-# the search of configs/six.toml (best root value, repetitions inside the search drawn).
+# the search of configs/six.toml (best root value, repetitions inside the search drawn,
+# each leaf the mean of SYMMETRIES symmetric images, default 16 as its loop.eval_symmetries;
+# SYMMETRIES=1 for the position alone, as every report before that key was made).
 #
 #   scripts/evaluate-six.sh RUN [GENERATION]
 #
@@ -17,6 +19,7 @@ cd "$(dirname "$0")/.."
 run=${1:?usage: scripts/evaluate-six.sh RUN [GENERATION]}
 sims=${SIMS:-160 800}
 db=${DB:-db/six}
+symmetries=${SYMMETRIES:-16}
 kvarn=${KVARN:-target/release/kvarn}
 [[ -x $kvarn ]] || cargo build --release -p kvarn --locked
 if [[ -n ${2:-} ]]; then
@@ -29,7 +32,7 @@ fi
 
 for s in $sims; do
     args=(eval solver --variant six --part heldout
-        --agent "net:model=$model,simulations=$s,root_value=best,twofold_draws=true"
+        --agent "net:model=$model,simulations=$s,root_value=best,twofold_draws=true,symmetries=$symmetries"
         --games-from 100 --db "$db"
         --misnamed "$run/misnamed-$s.jsonl" --thrown-away "$run/thrown-away-$s.jsonl")
     { echo "# kvarn ${args[*]}"; "$kvarn" "${args[@]}"; } >"$run/heldout-$s.tmp"

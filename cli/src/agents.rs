@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! net:model=FILE[,simulations=N][,movetime=MS][,contempt=C][,c_puct=X][,fpu=X]
-//!     [,root=puct|gumbel][,burn][,db=DIR[,db_men=M]]
+//!     [,root=puct|gumbel][,symmetries=K][,burn][,db=DIR[,db_men=M]]
 //! ```
 //!
 //! the model's tree search with `simulations` per move (default 64, no noise, greedy), on
@@ -11,7 +11,10 @@
 //! first), as `alphabeta:movetime=MS` is, so that the two compare at equal time; a draw
 //! is worth `-contempt` to it (-1..1, default 0); `c_puct`, `fpu` (first-play urgency
 //! reduction) and `root` override the search's defaults (1.5, 0.25, puct), so that a
-//! benchmark can tune them; `burn` evaluates through burn instead of the fast CPU path;
+//! benchmark can tune them; `symmetries` answers each leaf with the mean of the network's
+//! answers for K of the position's 16 symmetric images (default 1, the position alone;
+//! 4 rotations, 8 with reflections, 16 with the rings swapped), K network evaluations a
+//! leaf; `burn` evaluates through burn instead of the fast CPU path;
 //! `db` probes the endgame databases in DIR (`kvarn solve`, up to `db_men` men a side,
 //! default all there) in the search: exact leaves, and a root move that keeps a certain
 //! value.
@@ -27,7 +30,9 @@ use kvarn_eval::agent::{AgentFactory, AgentSpec};
 use kvarn_eval::search::Limits;
 use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, Inference, InferencePath, file};
-use kvarn_selfplay::{Endgame, RootSearch, RootValue, SearchConfig, SearchPlayer};
+use kvarn_selfplay::{
+    Endgame, RootSearch, RootValue, SearchConfig, SearchPlayer, SymmetryAveraged,
+};
 
 /// Reads an agent specification for games of `rules`.
 pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory>> {
@@ -51,7 +56,11 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
     let player = SearchPlayer::new(
         spec.name(&limits),
         spec.search.clone(),
-        Inference::new(&network, spec.path).single_threaded(),
+        SymmetryAveraged::new(
+            Inference::new(&network, spec.path).single_threaded(),
+            rules,
+            spec.symmetries,
+        ),
     );
     Ok(Box::new(player.with_limits(limits).with_endgame(endgame)))
 }
@@ -64,6 +73,8 @@ struct NetSpec {
     movetime: Option<Duration>,
     search: SearchConfig,
     path: InferencePath,
+    /// Symmetric images averaged at each leaf.
+    symmetries: usize,
     db: Option<PathBuf>,
     db_men: Option<u8>,
 }
@@ -82,6 +93,7 @@ impl NetSpec {
                 ..SearchConfig::default()
             },
             path: InferencePath::Fastest,
+            symmetries: 1,
             db: None,
             db_men: None,
         };
@@ -129,6 +141,7 @@ impl NetSpec {
                         _ => anyhow::bail!("net: twofold_draws `{v}` is not `true` or `false`"),
                     }
                 }
+                "symmetries" => spec.symmetries = number(key, v, 1..=16, "a count in 1..=16")?,
                 "db" => spec.db = Some(PathBuf::from(v)),
                 "db_men" => spec.db_men = Some(number(key, v, 3..=9, "a count in 3..=9")?),
                 _ => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),
@@ -177,6 +190,9 @@ impl NetSpec {
         if search.twofold_draws {
             name.push_str(",twofold_draws=true");
         }
+        if self.symmetries > 1 {
+            name.push_str(&format!(",symmetries={}", self.symmetries));
+        }
         if let Some(dir) = &self.db {
             name.push_str(&format!(",db={}", dir.display()));
         }
@@ -187,7 +203,7 @@ impl NetSpec {
 /// What a `net:` specification accepts, for error messages.
 const OPTIONS: &str = "expected model=FILE, simulations=N, movetime=MS, contempt=C, c_puct=X, \
                        fpu=X, root=puct|gumbel, root_value=mean|best, twofold_draws=true|false, \
-                       burn, db=DIR or db_men=M";
+                       symmetries=K, burn, db=DIR or db_men=M";
 
 /// Option `key`'s value `v`, which must parse and lie in `range` (`what` says how).
 fn number<T: FromStr + PartialOrd>(
@@ -210,9 +226,10 @@ mod tests {
     fn search_settings_are_read_and_named() {
         let spec = NetSpec::parse(
             "model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel,root_value=best,\
-             twofold_draws=true",
+             twofold_draws=true,symmetries=8",
         )
         .unwrap();
+        assert_eq!(spec.symmetries, 8);
         assert_eq!(spec.search.simulations, 800);
         assert_eq!(spec.search.c_puct, 2.5);
         assert_eq!(spec.search.fpu_reduction, 0.0);
@@ -223,7 +240,7 @@ mod tests {
         assert_eq!(
             name,
             "net:model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel,root_value=best,\
-             twofold_draws=true"
+             twofold_draws=true,symmetries=8"
         );
         let plain = NetSpec::parse("model=m.kvmodel,movetime=200").unwrap();
         assert_eq!(plain.limits().nodes, None);
@@ -240,6 +257,9 @@ mod tests {
         assert!(error("model=m,fpu=x").contains("fpu `x`"));
         assert!(error("model=m,root=mcts").contains("root `mcts`"));
         assert!(error("model=m,simulations=0").contains("simulations `0`"));
+        assert!(
+            error("model=m,symmetries=17").contains("symmetries `17` is not a count in 1..=16")
+        );
         assert!(error("model=m,depth=3").contains("unknown option `depth=3`"));
         assert!(error("simulations=3").contains("needs model=FILE"));
     }

@@ -116,6 +116,26 @@ pub fn encode_position(rules: &Rules, pos: &Position, occurrences: u32, out: &mu
     };
 }
 
+/// `perm[i]` is the index of input feature `i`'s image under board symmetry `sym`: the
+/// features of a position's image are those of the position moved to these indices (the
+/// scalars stay), so that an evaluator can look at every image of a position it is given
+/// in features only.
+pub fn feature_permutation(rules: &Rules, sym: usize) -> Vec<usize> {
+    let board = rules.board();
+    let n = board.len();
+    let mut perm: Vec<usize> = (0..input_len(rules)).collect();
+    for sq in board.squares() {
+        let (from, to) = (
+            board.local_index(sq),
+            board.local_index(board.map_square(sym, sq)),
+        );
+        for plane in 0..3 {
+            perm[plane * n + from] = plane * n + to;
+        }
+    }
+    perm
+}
+
 /// The fixed action space of a board.
 #[derive(Clone, Copy, Debug)]
 pub struct ActionSpace {

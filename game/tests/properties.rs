@@ -4,7 +4,9 @@
 mod common;
 
 use common::{legal_set, plain_for, random_game, rule_sets};
-use kvarn_game::{ActionSpace, BoardKind, Color, Game, Move, Position, SYMMETRY_COUNT, Status};
+use kvarn_game::{
+    ActionSpace, BoardKind, Color, Game, Move, Position, SYMMETRY_COUNT, Status, encoding,
+};
 use proptest::prelude::*;
 
 fn status_string(s: Status) -> String {
@@ -128,6 +130,29 @@ proptest! {
                     for (s, perm) in perms.iter().enumerate() {
                         assert_eq!(perm[a], space.index(mv.transformed(rules.board(), s)));
                     }
+                }
+            });
+        }
+    }
+
+    /// The feature permutation of a symmetry moves a position's features to those of its
+    /// image.
+    #[test]
+    fn feature_permutation_encodes_the_image(seed in any::<u64>()) {
+        for rules in rule_sets().into_iter().step_by(3) {
+            let len = encoding::input_len(&rules);
+            let perms: Vec<Vec<usize>> =
+                (0..SYMMETRY_COUNT).map(|s| encoding::feature_permutation(&rules, s)).collect();
+            let (mut features, mut image, mut moved) = (vec![0.0; len], vec![0.0; len], vec![0.0; len]);
+            random_game(rules, seed, 200, |game, _| {
+                let p = game.position();
+                encoding::encode_position(&rules, p, game.occurrences(), &mut features);
+                for (s, perm) in perms.iter().enumerate() {
+                    encoding::encode_position(&rules, &p.transformed(&rules, s), game.occurrences(), &mut image);
+                    for (i, &to) in perm.iter().enumerate() {
+                        moved[to] = features[i];
+                    }
+                    assert_eq!(moved, image, "symmetry {s} of {}", p.to_position_string(&rules));
                 }
             });
         }

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use rustc_hash::FxBuildHasher;
 
+use kvarn_game::{ActionSpace, Rules, SYMMETRY_COUNT, encoding};
 use kvarn_model::Inference;
 
 /// Evaluates batches of encoded positions. The search only needs this, so tests can give
@@ -66,6 +67,133 @@ impl Evaluator for UniformEvaluator {
         wdl.clear();
         for _ in 0..batch {
             wdl.extend_from_slice(&[1.0 / 3.0; 3]);
+        }
+    }
+}
+
+/// An evaluator that answers for a position with the mean over several of its symmetric
+/// images: win/draw/loss and policy logits (mapped back to the position's frame) averaged,
+/// as Leela Zero and KataGo can at play time. A network trained on random symmetries still
+/// answers each image a little differently; the mean has less of that noise, at the cost
+/// of one evaluation per image.
+#[derive(Debug, Clone)]
+pub struct SymmetryAveraged<E> {
+    inner: E,
+    /// `features[k][i]`: where input feature `i` goes in image `k`.
+    features: Vec<Vec<usize>>,
+    /// `actions[k][a]`: the index of action `a` in image `k`.
+    actions: Vec<Vec<usize>>,
+    scratch: Scratch,
+}
+
+/// Buffers of the images' batch, kept between calls.
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    features: Vec<f32>,
+    logits: Vec<f32>,
+    wdl: Vec<f32>,
+}
+
+impl<E: Evaluator> SymmetryAveraged<E> {
+    /// `inner` answering for the mean of the first `images` symmetries (1 to 16, in the
+    /// board's order: 4 are the rotations, 8 add the reflections, 16 the swap of the inner
+    /// and outer ring); 1 is `inner` alone.
+    ///
+    /// # Panics
+    /// If `images` is not in 1..=16.
+    pub fn new(inner: E, rules: &Rules, images: usize) -> SymmetryAveraged<E> {
+        assert!(
+            (1..=SYMMETRY_COUNT).contains(&images),
+            "symmetry images must be 1 to {SYMMETRY_COUNT}"
+        );
+        let space = ActionSpace::new(rules);
+        SymmetryAveraged {
+            features: (0..images)
+                .map(|s| encoding::feature_permutation(rules, s))
+                .collect(),
+            actions: (0..images).map(|s| space.symmetry_permutation(s)).collect(),
+            inner,
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// The images averaged.
+    pub fn images(&self) -> usize {
+        self.features.len()
+    }
+
+    /// The features of every image of every position: image `k` of position `b` at row
+    /// `b * images + k`.
+    fn fill_images(&mut self, features: &[f32], batch: usize) {
+        let len = self.inner.input_len();
+        let images = self.images();
+        let out = &mut self.scratch.features;
+        out.clear();
+        out.resize(batch * images * len, 0.0);
+        for (b, row) in features.chunks_exact(len).take(batch).enumerate() {
+            for (k, perm) in self.features.iter().enumerate() {
+                let image = &mut out[(b * images + k) * len..][..len];
+                for (&x, &to) in row.iter().zip(perm) {
+                    image[to] = x;
+                }
+            }
+        }
+    }
+}
+
+impl<E: Evaluator> Evaluator for SymmetryAveraged<E> {
+    fn input_len(&self) -> usize {
+        self.inner.input_len()
+    }
+    fn actions(&self) -> usize {
+        self.inner.actions()
+    }
+    fn evaluate(
+        &mut self,
+        features: &[f32],
+        batch: usize,
+        logits: &mut Vec<f32>,
+        wdl: &mut Vec<f32>,
+    ) {
+        let images = self.images();
+        if images == 1 {
+            return self.inner.evaluate(features, batch, logits, wdl);
+        }
+        self.fill_images(features, batch);
+        let Scratch {
+            features: image_features,
+            logits: image_logits,
+            wdl: image_wdl,
+        } = &mut self.scratch;
+        self.inner
+            .evaluate(image_features, batch * images, image_logits, image_wdl);
+        self.mean_of_images(batch, logits, wdl);
+    }
+}
+
+impl<E: Evaluator> SymmetryAveraged<E> {
+    /// Each position's answer: the mean of its images' answers in the scratch buffers,
+    /// their logits read through the images' action permutations.
+    fn mean_of_images(&self, batch: usize, logits: &mut Vec<f32>, wdl: &mut Vec<f32>) {
+        let (images, actions) = (self.images(), self.inner.actions());
+        let share = 1.0 / images as f32;
+        logits.clear();
+        logits.resize(batch * actions, 0.0);
+        wdl.clear();
+        wdl.resize(batch * 3, 0.0);
+        for b in 0..batch {
+            let mean_logits = &mut logits[b * actions..][..actions];
+            for (k, perm) in self.actions.iter().enumerate() {
+                let row = b * images + k;
+                let image = &self.scratch.logits[row * actions..][..actions];
+                for (mean, &at) in mean_logits.iter_mut().zip(perm) {
+                    *mean += image[at] * share;
+                }
+                let image_wdl = &self.scratch.wdl[row * 3..][..3];
+                for (mean, &x) in wdl[b * 3..][..3].iter_mut().zip(image_wdl) {
+                    *mean += x * share;
+                }
+            }
         }
     }
 }

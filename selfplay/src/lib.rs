@@ -34,7 +34,7 @@ pub use config::{
 };
 pub use endgame::Endgame;
 pub use engine::NetEngineMaker;
-pub use evaluator::{EvalCache, Evaluator, UniformEvaluator};
+pub use evaluator::{EvalCache, Evaluator, SymmetryAveraged, UniformEvaluator};
 pub use exact::ExactSampling;
 pub use search::{Advance, GameSearch, SearchContext, SearchResult, policy_surprise};
 pub use selfplay::{PlayedGame, SelfPlayError, SelfPlayJob, SelfPlayStats, run};

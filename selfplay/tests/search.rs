@@ -11,7 +11,8 @@ use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
     Advance, BranchPool, BranchStarts, EvalCache, Evaluator, ForcedScope, GameSearch, PlayoutCap,
     RootSearch, RootValue, Sample, SearchConfig, SearchContext, SearchResult, SelfPlayConfig,
-    SelfPlayJob, UniformEvaluator, policy_surprise, read_shard, run, selfplay::game_rng,
+    SelfPlayJob, SymmetryAveraged, UniformEvaluator, policy_surprise, read_shard, run,
+    selfplay::game_rng,
 };
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -1184,4 +1185,84 @@ fn self_play_marks_only_the_late_moves_drawn_off_the_searchs_choice() {
             .all(|g| g.samples[..4].iter().all(|s| !s.explored))
     );
     assert_eq!(marked(&games(0.0)), 0, "greedy late moves are never marked");
+}
+
+/// Evaluates one position's features with `evaluator`.
+fn evaluate_one(
+    evaluator: &mut impl Evaluator,
+    rules: &Rules,
+    pos: &Position,
+) -> (Vec<f32>, Vec<f32>) {
+    let mut features = vec![0.0; encoding::input_len(rules)];
+    encoding::encode_position(rules, pos, 1, &mut features);
+    let (mut logits, mut wdl) = (Vec::new(), Vec::new());
+    evaluator.evaluate(&features, 1, &mut logits, &mut wdl);
+    (logits, wdl)
+}
+
+#[test]
+fn the_mean_over_every_image_is_the_same_for_every_image() {
+    let rules = six();
+    let space = ActionSpace::new(&rules);
+    let mut averaged = SymmetryAveraged::new(HashEvaluator(uniform(&rules)), &rules, 16);
+    let pos = *must_block().position();
+    let (logits, wdl) = evaluate_one(&mut averaged, &rules, &pos);
+    let (plain_logits, plain_wdl) = evaluate_one(&mut HashEvaluator(uniform(&rules)), &rules, &pos);
+    assert_ne!(wdl, plain_wdl, "the mean differs from one image's answer");
+    assert_ne!(logits, plain_logits);
+    for sym in 1..kvarn_game::SYMMETRY_COUNT {
+        let image = pos.transformed(&rules, sym);
+        let (image_logits, image_wdl) = evaluate_one(&mut averaged, &rules, &image);
+        for (a, b) in wdl.iter().zip(&image_wdl) {
+            assert!(
+                (a - b).abs() < 1e-5,
+                "symmetry {sym}: {wdl:?} against {image_wdl:?}"
+            );
+        }
+        let perm = space.symmetry_permutation(sym);
+        for mv in pos.legal_moves(&rules) {
+            let a = space.index(mv);
+            let (x, y) = (logits[a], image_logits[perm[a]]);
+            assert!(
+                (x - y).abs() < 1e-5,
+                "symmetry {sym}, {mv}: {x} against {y}"
+            );
+        }
+    }
+}
+
+#[test]
+fn one_image_is_the_evaluator_alone_and_a_batch_is_its_rows() {
+    let rules = six();
+    let rows: Vec<Position> = [win_in_one(), must_block(), Game::new(rules)]
+        .iter()
+        .map(|g| *g.position())
+        .collect();
+    let len = encoding::input_len(&rules);
+    let mut features = vec![0.0; rows.len() * len];
+    for (pos, out) in rows.iter().zip(features.chunks_exact_mut(len)) {
+        encoding::encode_position(&rules, pos, 1, out);
+    }
+    let run = |evaluator: &mut dyn Evaluator| {
+        let (mut logits, mut wdl) = (Vec::new(), Vec::new());
+        evaluator.evaluate(&features, rows.len(), &mut logits, &mut wdl);
+        (logits, wdl)
+    };
+    let plain = run(&mut HashEvaluator(uniform(&rules)));
+    assert_eq!(
+        run(&mut SymmetryAveraged::new(
+            HashEvaluator(uniform(&rules)),
+            &rules,
+            1
+        )),
+        plain
+    );
+    let mut eight = SymmetryAveraged::new(HashEvaluator(uniform(&rules)), &rules, 8);
+    let batched = run(&mut eight);
+    let actions = ActionSpace::new(&rules).len();
+    for (i, pos) in rows.iter().enumerate() {
+        let (logits, wdl) = evaluate_one(&mut eight, &rules, pos);
+        assert_eq!(logits, batched.0[i * actions..][..actions]);
+        assert_eq!(wdl, batched.1[i * 3..][..3]);
+    }
 }

@@ -116,10 +116,14 @@ pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
     let _ = writeln!(out, "# Kvarn run: {}\n", config.rules);
     let _ = writeln!(
         out,
-        "- network: {}\n- search: {} simulations ({} in evaluation)\n- per generation: {} self-play games, {} training steps of {} samples\n- generations: {} of {}\n- total time: {:.1} min",
+        "- network: {}\n- search: {} simulations ({} in evaluation{})\n- per generation: {} self-play games, {} training steps of {} samples\n- generations: {} of {}\n- total time: {:.1} min",
         serde_json::to_string(&config.network).unwrap_or_default(),
         config.search.simulations,
         config.run.eval_simulations,
+        match config.run.eval_symmetries {
+            1 => String::new(),
+            k => format!(", each leaf the mean of {k} symmetric images"),
+        },
         config.run.games_per_generation,
         config.train.steps_per_generation,
         config.train.batch_size,

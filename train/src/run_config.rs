@@ -40,6 +40,10 @@ pub struct LoopConfig {
     pub games_vs_random: usize,
     /// Simulations per move of the network player in evaluation games and benchmarks.
     pub eval_simulations: u32,
+    /// Symmetric images whose mean answers each leaf of the evaluation player's search
+    /// (1: the position alone; up to 16): steadier answers for the same simulations, at one
+    /// network evaluation per image. Self-play is not affected.
+    pub eval_symmetries: usize,
     /// Evaluate every this many generations (and the first and last): evaluation games
     /// cost as much as self-play on a long Nine run, and the curve needs no more points.
     /// The generations between are promoted without a match.
@@ -59,6 +63,7 @@ impl Default for LoopConfig {
             games_vs_baseline: 20,
             games_vs_random: 0,
             eval_simulations: 64,
+            eval_symmetries: 1,
             evaluate_every: 1,
         }
     }
@@ -151,6 +156,7 @@ impl LoopConfig {
         for &d in &self.baseline_depths {
             SettingError::check_range("loop.baseline_depths", d, 1..=30)?;
         }
+        SettingError::check_range("loop.eval_symmetries", self.eval_symmetries, 1..=16)?;
         SettingError::check_range(
             "loop.eval_simulations",
             self.eval_simulations,

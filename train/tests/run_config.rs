@@ -263,6 +263,7 @@ fn non_finite_and_zero_values_are_refused() {
         ),
         ("[loop]\ncheckpoint_every = 0", "loop.checkpoint_every"),
         ("[loop]\neval_simulations = 0", "loop.eval_simulations"),
+        ("[loop]\neval_symmetries = 17", "loop.eval_symmetries"),
         ("[train]\nwindow_samples = 0", "train.window_samples"),
         ("[selfplay]\nmax_plies = 0", "selfplay.max_plies"),
         ("[search]\ngumbel_actions = 0", "search.gumbel_actions"),

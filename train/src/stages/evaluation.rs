@@ -17,7 +17,7 @@ use kvarn_eval::sprt::SprtStatus;
 use kvarn_game::Game;
 use kvarn_game::seeds::derive;
 use kvarn_model::{Inference, InferencePath, Network};
-use kvarn_selfplay::{SearchConfig, SearchPlayer};
+use kvarn_selfplay::{SearchConfig, SearchPlayer, SymmetryAveraged};
 use rayon::prelude::*;
 
 use super::stream;
@@ -106,7 +106,8 @@ fn opponent_spec(config: &RunConfig, opponent: &Opponent) -> Option<AgentSpec> {
     }
 }
 
-/// The network player of evaluation: the run's search at `loop.eval_simulations`.
+/// The network player of evaluation: the run's search at `loop.eval_simulations`, each
+/// leaf the mean of `loop.eval_symmetries` images.
 fn player(config: &RunConfig, name: String, network: &Network) -> impl AgentFactory + use<> {
     let search = SearchConfig {
         simulations: config.run.eval_simulations,
@@ -114,7 +115,11 @@ fn player(config: &RunConfig, name: String, network: &Network) -> impl AgentFact
         cache_entries: config.search.cache_entries.min(100_000),
         ..config.search.clone()
     };
-    let engine = Inference::new(network, InferencePath::Fastest).single_threaded();
+    let engine = SymmetryAveraged::new(
+        Inference::new(network, InferencePath::Fastest).single_threaded(),
+        &config.rules,
+        config.run.eval_symmetries,
+    );
     SearchPlayer::new(name, search, engine)
 }
 
