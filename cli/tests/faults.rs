@@ -84,7 +84,9 @@ fn finish(child: Child) {
 /// each kill found the run. A kill that finds the run where the last one did widens the
 /// next window by a quarter, so that a stage whose resume costs more than the window
 /// (loading the databases before an evaluation, on a busy machine) cannot hold the run in
-/// one place.
+/// one place; one that finds it moved on narrows the next by a fifth (to a quarter at
+/// least), so that a span measured in a slow moment does not let the run end in a few
+/// kills.
 fn killed_run(cfg: &Path, run: &Path, startup: Duration, span: Duration) -> Vec<String> {
     let mut rng = Pcg64Mcg::seed_from_u64(17);
     let mut kills: Vec<String> = Vec::new();
@@ -113,7 +115,7 @@ fn killed_run(cfg: &Path, run: &Path, startup: Duration, span: Duration) -> Vec<
         stretch = if kills.last() == Some(&now) {
             stretch * 1.25
         } else {
-            1.0
+            (stretch * 0.8).max(0.25)
         };
         kills.push(now);
     }
