@@ -1,18 +1,19 @@
 //! The network player behind the engine protocol, for `kvarn engine --model FILE`: the
 //! alpha-beta engine's commands, options and time controls, with `Weights` naming the
-//! model, a `Contempt` option, and `wdl` in its `info` lines.
+//! model, `Contempt` and `Symmetries` options, and `wdl` in its `info` lines.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use kvarn_eval::protocol::{EngineMaker, ProtocolEngine, seed_option, whole_number};
-use kvarn_game::Rules;
+use kvarn_game::{Rules, SYMMETRY_COUNT};
 use kvarn_model::burn::tensor::Device;
 use kvarn_model::{Inference, InferencePath, file};
 
 use crate::agent::SearchPlayer;
 use crate::config::SearchConfig;
 use crate::endgame::Endgame;
+use crate::evaluator::SymmetryAveraged;
 
 /// Evaluation cache entries per MiB of `Hash`: an entry holds the value and the logits of
 /// the legal moves, about 200 bytes.
@@ -26,6 +27,8 @@ pub struct NetEngineMaker {
     seed: Option<u64>,
     /// Hundredths of a draw's value (the `Contempt` option).
     contempt: i64,
+    /// Symmetric images averaged at each leaf (the `Symmetries` option).
+    symmetries: usize,
     endgame: Option<Arc<Endgame>>,
 }
 
@@ -39,6 +42,7 @@ impl NetEngineMaker {
             hash_mb: 64,
             seed: None,
             contempt: 0,
+            symmetries: 1,
             endgame,
         }
     }
@@ -60,6 +64,7 @@ impl EngineMaker for NetEngineMaker {
                 self.model.display()
             ),
             "option name Contempt type spin default 0 min -100 max 100".into(),
+            format!("option name Symmetries type spin default 1 min 1 max {SYMMETRY_COUNT}"),
         ]
     }
 
@@ -75,6 +80,9 @@ impl EngineMaker for NetEngineMaker {
                     .parse()
                     .map_err(|_| format!("`{value}` is not a whole number"))?;
                 self.contempt = c.clamp(-100, 100);
+            }
+            "symmetries" => {
+                self.symmetries = whole_number(value)?.clamp(1, SYMMETRY_COUNT as u64) as usize;
             }
             "weights" => {
                 let path = PathBuf::from(value.trim());
@@ -94,7 +102,11 @@ impl EngineMaker for NetEngineMaker {
             contempt: self.contempt as f32 / 100.0,
             ..SearchConfig::default()
         };
-        let inference = Inference::new(&network, InferencePath::Fastest).single_threaded();
+        let inference = SymmetryAveraged::new(
+            Inference::new(&network, InferencePath::Fastest).single_threaded(),
+            &rules,
+            self.symmetries,
+        );
         let player =
             SearchPlayer::new(self.name(), config, inference).with_endgame(self.endgame.clone());
         let seed = self.seed.unwrap_or_else(rand::random);
