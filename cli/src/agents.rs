@@ -28,7 +28,7 @@ use std::time::Duration;
 use anyhow::Context;
 use kvarn_eval::agent::{AgentFactory, AgentSpec};
 use kvarn_eval::search::Limits;
-use kvarn_game::Rules;
+use kvarn_game::{Rules, SYMMETRY_COUNT};
 use kvarn_model::{DeviceChoice, Inference, InferencePath, file};
 use kvarn_selfplay::{
     Endgame, RootSearch, RootValue, SearchConfig, SearchPlayer, SymmetryAveraged,
@@ -141,7 +141,10 @@ impl NetSpec {
                         _ => anyhow::bail!("net: twofold_draws `{v}` is not `true` or `false`"),
                     }
                 }
-                "symmetries" => spec.symmetries = number(key, v, 1..=16, "a count in 1..=16")?,
+                "symmetries" => {
+                    let what = format!("a count in 1..={SYMMETRY_COUNT}");
+                    spec.symmetries = number(key, v, 1..=SYMMETRY_COUNT, &what)?;
+                }
                 "db" => spec.db = Some(PathBuf::from(v)),
                 "db_men" => spec.db_men = Some(number(key, v, 3..=9, "a count in 3..=9")?),
                 _ => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),

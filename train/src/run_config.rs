@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use kvarn_eval::sprt::SprtParams;
-use kvarn_game::{Rules, Variant};
+use kvarn_game::{Rules, SYMMETRY_COUNT, Variant};
 use kvarn_model::{DeviceChoice, NetConfig};
 use kvarn_selfplay::{RootSearch, SearchConfig, SelfPlayConfig};
 use kvarn_storage::SettingError;
@@ -156,7 +156,11 @@ impl LoopConfig {
         for &d in &self.baseline_depths {
             SettingError::check_range("loop.baseline_depths", d, 1..=30)?;
         }
-        SettingError::check_range("loop.eval_symmetries", self.eval_symmetries, 1..=16)?;
+        SettingError::check_range(
+            "loop.eval_symmetries",
+            self.eval_symmetries,
+            1..=SYMMETRY_COUNT,
+        )?;
         SettingError::check_range(
             "loop.eval_simulations",
             self.eval_simulations,
