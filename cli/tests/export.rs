@@ -40,8 +40,7 @@ fn require_python_packages() {
 fn check(rules: Rules, config: NetConfig, seed: u64) {
     let dir = tempfile::tempdir().unwrap();
     let device = Device::flex();
-    device.seed(seed);
-    let net = Network::new(rules, config, &device).unwrap();
+    let net = Network::new(rules, config, seed, &device).unwrap();
     let model = dir.path().join("m.kvmodel");
     file::save(&net, &Provenance::default(), &model).unwrap();
     let out = dir.path().join("export");

@@ -16,12 +16,11 @@ mod paths;
 /// A small untrained Nine model, saved in `dir`.
 fn nine_model(dir: &Path) -> PathBuf {
     let device = Device::flex();
-    device.seed(5);
     let config = NetConfig::Mlp {
         hidden: 32,
         blocks: 1,
     };
-    let net = Network::new(Rules::new(Variant::Nine), config, &device).unwrap();
+    let net = Network::new(Rules::new(Variant::Nine), config, 5, &device).unwrap();
     let path = dir.join("nine.kvmodel");
     file::save(&net, &Provenance::default(), &path).unwrap();
     path

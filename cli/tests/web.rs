@@ -82,7 +82,7 @@ fn card(rules: Rules, dir: &Path) -> PathBuf {
         hidden: 8,
         blocks: 1,
     };
-    let net = Network::new(rules, config, &device).unwrap();
+    let net = Network::new(rules, config, 0, &device).unwrap();
     let model = dir.join("m.kvmodel");
     file::save(&net, &Provenance::default(), &model).unwrap();
     let out = dir.join("export");
@@ -128,12 +128,11 @@ fn the_pages_network_gives_kvarns_outputs() {
     let rules = Rules::new(Variant::Nine);
     let dir = tempfile::tempdir().unwrap();
     let device = Device::flex();
-    device.seed(3);
     let config = NetConfig::Mlp {
         hidden: 32,
         blocks: 2,
     };
-    let net = Network::new(rules, config, &device).unwrap();
+    let net = Network::new(rules, config, 3, &device).unwrap();
     let model = dir.path().join("m.kvmodel");
     file::save(&net, &Provenance::default(), &model).unwrap();
     let site = dir.path().join("site");

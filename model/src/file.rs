@@ -442,7 +442,8 @@ fn build(
             ),
         });
     }
-    let network = Network::new(header.rules, header.network.clone(), device).map_err(|e| {
+    // A network of the header's shape, whose drawn parameters the file's then replace.
+    let network = Network::new(header.rules, header.network.clone(), 0, device).map_err(|e| {
         ModelFileError::Config {
             path: name.clone(),
             message: e.to_string(),

@@ -1,7 +1,9 @@
 //! [`Network`]: a model of some architecture together with the rules and configuration it
 //! was built for, which is what every other crate holds.
 
-use burn::module::Module;
+use std::sync::{Mutex, PoisonError};
+
+use burn::module::{Module, ModuleVisitor, Param};
 use burn::tensor::activation::{log_softmax, softmax};
 use burn::tensor::{Bool, Device, Tensor, TensorData};
 use kvarn_game::Rules;
@@ -10,6 +12,19 @@ use kvarn_storage::SettingError;
 use crate::config::{Dims, NetConfig};
 use crate::graph::GraphNet;
 use crate::mlp::ResidualMlp;
+
+/// Held while burn's generator is seeded and drawn from (see [`Network::new`]).
+static DRAWING: Mutex<()> = Mutex::new(());
+
+/// Draws each parameter at once: burn draws them lazily, at first use, which would be
+/// outside the lock and after other draws.
+struct DrawNow;
+
+impl ModuleVisitor for DrawNow {
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        let _ = param.base();
+    }
+}
 
 /// The trainable part: one of the architectures of [`NetConfig`].
 #[derive(Module, Debug)]
@@ -54,13 +69,24 @@ pub struct Outputs {
 }
 
 impl Network {
-    /// A freshly initialised network (parameters drawn from burn's initialisers; seed the
-    /// device with [`Device::seed`] for a reproducible draw).
+    /// A freshly initialised network, its parameters drawn from burn's initialisers with
+    /// `seed`: the same seed gives the same network on a device.
+    ///
+    /// burn draws from one generator per backend and process, so seeding it and drawing
+    /// happen under one lock: two networks made at once (two runs in one process, tests
+    /// side by side) each get their own seed's parameters.
     ///
     /// # Errors
     /// The configuration has a size out of range.
-    pub fn new(rules: Rules, config: NetConfig, device: &Device) -> Result<Network, SettingError> {
+    pub fn new(
+        rules: Rules,
+        config: NetConfig,
+        seed: u64,
+        device: &Device,
+    ) -> Result<Network, SettingError> {
         config.validate()?;
+        let _drawing = DRAWING.lock().unwrap_or_else(PoisonError::into_inner);
+        device.seed(seed);
         let dims = Dims::of(&rules);
         let model = match config {
             NetConfig::Mlp { hidden, blocks } => {
@@ -79,6 +105,7 @@ impl Network {
                 device,
             )),
         };
+        model.visit(&mut DrawNow);
         Ok(Network {
             rules,
             config,

@@ -13,13 +13,17 @@ use crate::file::ModelFileError;
 use crate::network::{Model, Network};
 
 /// `network` with `hidden` units in each layer, its outputs unchanged. The new units'
-/// incoming weights are drawn as a fresh network's are (seed `device` first for a
-/// reproducible draw).
+/// incoming weights are drawn as a fresh network's are, with `seed`.
 ///
 /// # Errors
 /// [`ModelFileError::Widen`] for a network other than the MLP, or a width not above
 /// the network's.
-pub fn widen(network: &Network, hidden: usize, device: &Device) -> Result<Network, ModelFileError> {
+pub fn widen(
+    network: &Network,
+    hidden: usize,
+    seed: u64,
+    device: &Device,
+) -> Result<Network, ModelFileError> {
     let (
         Model::Mlp(old),
         &NetConfig::Mlp {
@@ -40,7 +44,7 @@ pub fn widen(network: &Network, hidden: usize, device: &Device) -> Result<Networ
     }
     let config = NetConfig::Mlp { hidden, blocks };
     let fresh =
-        Network::new(*network.rules(), config, device).map_err(|e| refuse(e.to_string()))?;
+        Network::new(*network.rules(), config, seed, device).map_err(|e| refuse(e.to_string()))?;
     let Model::Mlp(new) = &fresh.model else {
         unreachable!("an MLP configuration makes an MLP");
     };

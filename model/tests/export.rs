@@ -24,6 +24,7 @@ fn model_card_action_space_agrees_with_the_game_crate() {
                 hidden: 8,
                 blocks: 0,
             },
+            0,
             &Device::flex(),
         )
         .unwrap();
@@ -85,6 +86,7 @@ fn torch_tensors_are_burns_weights_transposed() {
             hidden: 16,
             blocks: 1,
         },
+        0,
         &Device::flex(),
     )
     .unwrap();
@@ -127,6 +129,7 @@ fn torch_tensors_are_burns_weights_transposed() {
             layers: 2,
             value_hidden: 8,
         },
+        0,
         &Device::flex(),
     )
     .unwrap();

@@ -39,7 +39,8 @@ fn valid_files() -> Vec<(Vec<u8>, bool)> {
     ];
     for variant in [Variant::Six, Variant::Nine] {
         for config in &configs {
-            let net = Network::new(Rules::new(variant), config.clone(), &Device::flex()).unwrap();
+            let net =
+                Network::new(Rules::new(variant), config.clone(), 0, &Device::flex()).unwrap();
             for st in [false, true] {
                 let bytes =
                     file::to_bytes(&net, &Provenance::default(), st, Path::new("m")).unwrap();

@@ -59,7 +59,7 @@ fn outputs_have_the_right_shapes_and_masks() {
     for variant in [Variant::Nine, Variant::Six] {
         let rules = Rules::new(variant);
         for config in configs() {
-            let net = Network::new(rules, config.clone(), &Device::flex()).unwrap();
+            let net = Network::new(rules, config.clone(), 0, &Device::flex()).unwrap();
             let dims = net.dims();
             let (feats, mask) = positions(&rules, 7, 1);
             let out = net.evaluate(&feats, Some(&mask), 7);
@@ -80,7 +80,7 @@ fn outputs_have_the_right_shapes_and_masks() {
 fn cpu_path_equals_burn() {
     for variant in [Variant::Nine, Variant::Five] {
         let rules = Rules::new(variant);
-        let net = Network::new(rules, configs()[0].clone(), &Device::flex()).unwrap();
+        let net = Network::new(rules, configs()[0].clone(), 0, &Device::flex()).unwrap();
         let fast = Inference::new(&net, InferencePath::Fastest);
         assert!(matches!(fast, Inference::CpuMlp(..)));
         let slow = Inference::new(&net, InferencePath::Burn);
@@ -107,7 +107,7 @@ fn saved_models_load_back_identical() {
         .with_no_capture_limit(Some(30))
         .unwrap();
     for config in configs() {
-        let net = Network::new(rules, config.clone(), &Device::flex()).unwrap();
+        let net = Network::new(rules, config.clone(), 0, &Device::flex()).unwrap();
         let (feats, _) = positions(&rules, 9, 3);
         let before = net.evaluate(&feats, None, 9);
         let provenance = Provenance {
@@ -135,7 +135,7 @@ fn saved_models_load_back_identical() {
 fn bad_model_files_are_refused_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
     let rules = Rules::new(Variant::Nine);
-    let net = Network::new(rules, configs()[0].clone(), &Device::flex()).unwrap();
+    let net = Network::new(rules, configs()[0].clone(), 0, &Device::flex()).unwrap();
     let path = dir.path().join("m.kvmodel");
     file::save(&net, &Provenance::default(), &path).unwrap();
     let good = std::fs::read(&path).unwrap();
@@ -218,7 +218,7 @@ fn bad_model_files_are_refused_with_a_reason() {
 fn a_changed_safetensors_weight_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let rules = Rules::new(Variant::Six);
-    let net = Network::new(rules, configs()[0].clone(), &Device::flex()).unwrap();
+    let net = Network::new(rules, configs()[0].clone(), 0, &Device::flex()).unwrap();
     let path = dir.path().join("m.safetensors");
     file::save(&net, &Provenance::default(), &path).unwrap();
     let good = std::fs::read(&path).unwrap();
@@ -268,7 +268,7 @@ fn a_changed_safetensors_weight_is_refused() {
 fn a_model_is_refused_for_rules_it_was_not_trained_for() {
     let dir = tempfile::tempdir().unwrap();
     let five = Rules::new(Variant::Five);
-    let net = Network::new(five, configs()[0].clone(), &Device::flex()).unwrap();
+    let net = Network::new(five, configs()[0].clone(), 0, &Device::flex()).unwrap();
     let path = dir.path().join("five.kvmodel");
     file::save(&net, &Provenance::default(), &path).unwrap();
     let (loaded, _) = file::load_for_rules(&path, &five, &Device::flex()).unwrap();
@@ -292,7 +292,7 @@ fn reference_outputs() -> Vec<f32> {
         hidden: 64,
         blocks: 2,
     };
-    let net = Network::new(rules, config, &Device::flex()).unwrap();
+    let net = Network::new(rules, config, 0, &Device::flex()).unwrap();
     let kvarn_model::Model::Mlp(mlp) = &net.model else {
         unreachable!()
     };
@@ -372,15 +372,37 @@ fn parameters(network: &Network) -> std::collections::BTreeMap<String, Vec<f32>>
 }
 
 #[test]
+fn a_seed_gives_its_network_even_while_other_threads_make_networks() {
+    let rules = Rules::new(Variant::Six);
+    let config = configs()[0].clone();
+    let device = Device::flex();
+    let alone: Vec<_> = (0..4)
+        .map(|seed| parameters(&Network::new(rules, config.clone(), seed, &device).unwrap()))
+        .collect();
+    assert_ne!(alone[0], alone[1], "seeds give different networks");
+    std::thread::scope(|s| {
+        for seed in 0..4u64 {
+            let (config, device, want) = (config.clone(), device.clone(), &alone[seed as usize]);
+            s.spawn(move || {
+                for _ in 0..25 {
+                    let net = Network::new(rules, config.clone(), seed, &device).unwrap();
+                    assert!(
+                        parameters(&net) == *want,
+                        "seed {seed} drew another network"
+                    );
+                }
+            });
+        }
+    });
+}
+
+#[test]
 fn the_average_holds_the_mean_of_every_parameter() {
     let rules = Rules::new(Variant::Six);
     for config in configs() {
         let device = Device::flex();
         let nets: Vec<Network> = (0..3)
-            .map(|seed| {
-                device.seed(seed);
-                Network::new(rules, config.clone(), &device).unwrap()
-            })
+            .map(|seed| Network::new(rules, config.clone(), seed, &device).unwrap())
             .collect();
         let provenance = Provenance {
             generation: Some(7),
@@ -415,9 +437,9 @@ fn models_of_other_architectures_or_rules_or_none_are_refused() {
     let six = Rules::new(Variant::Six);
     let configs = configs();
     let (mlp, graph) = (&configs[0], &configs[1]);
-    let a = Network::new(six, mlp.clone(), &device).unwrap();
-    let b = Network::new(six, graph.clone(), &device).unwrap();
-    let c = Network::new(Rules::new(Variant::Five), mlp.clone(), &device).unwrap();
+    let a = Network::new(six, mlp.clone(), 0, &device).unwrap();
+    let b = Network::new(six, graph.clone(), 0, &device).unwrap();
+    let c = Network::new(Rules::new(Variant::Five), mlp.clone(), 0, &device).unwrap();
     let p = Provenance::default();
     for (models, says) in [
         (vec![&a, &b], "model 2 is"),
@@ -433,9 +455,8 @@ fn models_of_other_architectures_or_rules_or_none_are_refused() {
 fn a_widened_network_computes_what_it_was_widened_from() {
     let rules = Rules::new(Variant::Nine);
     let device = Device::flex();
-    device.seed(3);
-    let narrow = Network::new(rules, configs()[0].clone(), &device).unwrap();
-    let wide = widen(&narrow, 48, &device).unwrap();
+    let narrow = Network::new(rules, configs()[0].clone(), 3, &device).unwrap();
+    let wide = widen(&narrow, 48, 4, &device).unwrap();
     assert_eq!(
         wide.config(),
         &NetConfig::Mlp {
@@ -479,14 +500,14 @@ fn only_an_mlp_widens_and_only_wider() {
     let device = Device::flex();
     let six = Rules::new(Variant::Six);
     let configs = configs();
-    let mlp = Network::new(six, configs[0].clone(), &device).unwrap();
-    let graph = Network::new(six, configs[1].clone(), &device).unwrap();
+    let mlp = Network::new(six, configs[0].clone(), 0, &device).unwrap();
+    let graph = Network::new(six, configs[1].clone(), 0, &device).unwrap();
     for (net, hidden, says) in [
         (&graph, 64, "only the MLP"),
         (&mlp, 32, "already has 32 units"),
         (&mlp, 8, "already has 32 units"),
     ] {
-        let e = widen(net, hidden, &device).unwrap_err().to_string();
+        let e = widen(net, hidden, 0, &device).unwrap_err().to_string();
         assert!(e.contains("cannot widen") && e.contains(says), "{e}");
     }
 }

@@ -96,8 +96,7 @@ fn write_new_run(
         file::save(initial.network, &provenance(note), &path)?;
     } else {
         let device = config.device.device()?;
-        device.seed(config.seed);
-        let network = Network::new(config.rules, config.network.clone(), &device)?;
+        let network = Network::new(config.rules, config.network.clone(), config.seed, &device)?;
         file::save(&network, &provenance("initial weights".into()), &path)?;
     }
     let cfg_path = staging.config();

@@ -136,8 +136,7 @@ fn training_steps_lower_the_loss_on_a_fixed_batch() {
     ] {
         let rules = Rules::new(Variant::Six);
         let device = Device::flex();
-        device.seed(5);
-        let net = Network::new(rules, config.clone(), &device).unwrap();
+        let net = Network::new(rules, config.clone(), 5, &device).unwrap();
         let mut window = ReplayWindow::new(rules);
         window.extend(samples(rules, 64, 2));
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
@@ -241,13 +240,13 @@ fn learning_rate_schedules() {
 fn a_checkpoint_resumes_training_exactly() {
     let rules = Rules::new(Variant::Six);
     let device = Device::flex();
-    device.seed(9);
     let net = Network::new(
         rules,
         NetConfig::Mlp {
             hidden: 32,
             blocks: 1,
         },
+        9,
         &device,
     )
     .unwrap();

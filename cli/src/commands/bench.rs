@@ -487,7 +487,7 @@ fn infer(args: &InferArgs) -> anyhow::Result<()> {
         other => anyhow::bail!("--net {other}: expected mlp or graph"),
     };
     let device = args.device.device()?;
-    let network = kvarn_model::Network::new(rules, config.clone(), &device)?;
+    let network = kvarn_model::Network::new(rules, config.clone(), 0, &device)?;
     let dims = network.dims();
     let path = if args.burn {
         kvarn_model::InferencePath::Burn
@@ -532,7 +532,7 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
         "--batches: each size must be 1..=65536"
     );
     let device = args.device.device()?;
-    let network = kvarn_model::Network::new(rules, config.clone(), &device)?;
+    let network = kvarn_model::Network::new(rules, config.clone(), 0, &device)?;
     let dims = network.dims();
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
     outln!(

@@ -77,8 +77,12 @@ pub fn run(cmd: &ModelCommand) -> anyhow::Result<()> {
         ModelCommand::New(args) => {
             let config = RunConfig::load(&args.config)?;
             let device = DeviceChoice::Cpu.device()?;
-            device.seed(args.seed.unwrap_or(config.seed));
-            let network = Network::new(config.rules, config.network, &device)?;
+            let network = Network::new(
+                config.rules,
+                config.network,
+                args.seed.unwrap_or(config.seed),
+                &device,
+            )?;
             file::save(&network, &Provenance::default(), &args.out)
                 .with_context(|| "writing the model")?;
             outln!(
@@ -144,8 +148,7 @@ fn widen(args: &WidenArgs) -> anyhow::Result<()> {
     let device = DeviceChoice::Cpu.device()?;
     let (network, header) = file::load(&args.model, &device)
         .with_context(|| format!("loading {}", args.model.display()))?;
-    device.seed(args.seed);
-    let wide = kvarn_model::widen::widen(&network, args.hidden, &device)?;
+    let wide = kvarn_model::widen::widen(&network, args.hidden, args.seed, &device)?;
     let provenance = Provenance {
         note: Some(format!(
             "{} widened from {} ({})",

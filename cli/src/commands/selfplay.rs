@@ -115,9 +115,8 @@ fn prepare(args: &PlayArgs, out: Option<PathBuf>) -> anyhow::Result<Prepared> {
         }
         None => {
             tracing::warn!("no --model: playing with a freshly initialised network");
-            device.seed(seed);
             (
-                Network::new(config.rules, config.network.clone(), &device)?,
+                Network::new(config.rules, config.network.clone(), seed, &device)?,
                 format!("untrained {}", config.network.describe()),
             )
         }

@@ -160,7 +160,6 @@ mod tests {
 
     fn network() -> Network {
         let device = Device::flex();
-        device.seed(7);
         let config = NetConfig::Mlp {
             hidden: 24,
             blocks: 2,
@@ -168,6 +167,7 @@ mod tests {
         Network::new(
             kvarn_game::Rules::new(kvarn_game::Variant::Six),
             config,
+            7,
             &device,
         )
         .expect("a network")
