@@ -1,6 +1,6 @@
 //! `kvarn ladder` on a tiny run: every generation and the baselines on one scale, the table
 //! printed, ladder.csv / ladder.md / ladder.svg written, the same files from the same seed,
-//! and a generation without a model refused.
+//! symmetric images at the leaves, and a generation without a model refused.
 
 use std::path::Path;
 
@@ -161,4 +161,40 @@ fn options(dir: &Path) {
     let (ok, _, err) = kvarn_in(dir, &["ladder", "run", "--generations", "0,5"]);
     assert!(!ok);
     assert!(err.contains("generation 5 has no model"), "{err}");
+    symmetries(dir);
+}
+
+/// The network players answer each leaf with the mean of `--symmetries` images (the run's
+/// `loop.eval_symmetries` by default), and say so; a count out of range is refused.
+fn symmetries(dir: &Path) {
+    let md = |out: &str| std::fs::read_to_string(dir.join(out).join("ladder.md")).unwrap();
+    assert!(!md("run/ladder").contains("symmetric images"), "one image");
+    ok_in(
+        dir,
+        &[
+            "ladder",
+            "run",
+            "--generations",
+            "0,2",
+            "--baselines",
+            "none",
+            "--symmetries",
+            "16",
+            "--games",
+            "2",
+            "--out",
+            "images",
+        ],
+    );
+    let images = md("images");
+    assert!(
+        images.contains("4 simulations, mean of 16 symmetric images"),
+        "{images}"
+    );
+    let (ok, _, err) = kvarn_in(dir, &["ladder", "run", "--symmetries", "17"]);
+    assert!(!ok);
+    assert!(
+        err.contains("--symmetries must be 1 to 16, not 17"),
+        "{err}"
+    );
 }

@@ -11,10 +11,10 @@ use kvarn_eval::ladder::{
     self, FitOptions, Ladder, LadderGames, Pairing, ScheduleOptions, fit, schedule,
 };
 use kvarn_eval::storage::write_atomically;
-use kvarn_game::Rules;
-use kvarn_model::{DeviceChoice, Inference, InferencePath, file};
-use kvarn_selfplay::{SearchConfig, SearchPlayer};
+use kvarn_game::{Rules, SYMMETRY_COUNT};
+use kvarn_model::{DeviceChoice, file};
 use kvarn_train::ladder_plot::{LadderPoint, ladder_svg};
+use kvarn_train::stages::evaluation;
 use kvarn_train::{RunConfig, RunDir};
 
 use crate::agents;
@@ -44,6 +44,10 @@ pub struct LadderArgs {
     /// `loop.eval_simulations`).
     #[arg(long)]
     simulations: Option<u32>,
+    /// Symmetric images whose mean answers each of the network players' leaves, 1 to 16
+    /// (default: the run's `loop.eval_symmetries`).
+    #[arg(long)]
+    symmetries: Option<usize>,
     /// Seed of the openings; pair (i, j) plays from seeds::derive(seed, i, j).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -123,22 +127,35 @@ fn baseline_specs(text: &str) -> Vec<String> {
     out
 }
 
-/// The run's network player for generation `g`: its search at `simulations`.
+/// The run's configuration with its evaluation player as the ladder plays it:
+/// `--simulations` and `--symmetries` in place of the run's, checked as the run's are.
+fn evaluation_config(args: &LadderArgs, config: &RunConfig) -> anyhow::Result<RunConfig> {
+    let mut eval = config.clone();
+    if let Some(n) = args.simulations {
+        anyhow::ensure!(n >= 1, "--simulations must be at least 1");
+        eval.run.eval_simulations = n;
+    }
+    if let Some(k) = args.symmetries {
+        anyhow::ensure!(
+            (1..=SYMMETRY_COUNT).contains(&k),
+            "--symmetries must be 1 to {SYMMETRY_COUNT}, not {k}"
+        );
+        eval.run.eval_symmetries = k;
+    }
+    Ok(eval)
+}
+
+/// The run's evaluation player (`kvarn_train::stages::evaluation::player`) with the model
+/// at `path`.
 fn network_player(
-    config: &RunConfig,
+    eval: &RunConfig,
     path: &Path,
     label: &str,
-    simulations: u32,
 ) -> anyhow::Result<Box<dyn AgentFactory>> {
     let device = DeviceChoice::Cpu.device()?;
-    let (network, _) = file::load_for_rules(path, &config.rules, &device)
+    let (network, _) = file::load_for_rules(path, &eval.rules, &device)
         .with_context(|| format!("loading {}", path.display()))?;
-    let search = SearchConfig {
-        simulations,
-        ..config.search.clone()
-    };
-    let engine = Inference::new(&network, InferencePath::Fastest).single_threaded();
-    Ok(Box::new(SearchPlayer::new(label, search, engine)))
+    Ok(Box::new(evaluation::player(eval, label.into(), &network)))
 }
 
 /// The last generation with a model in the run's folder (the manifest is not needed:
@@ -167,15 +184,13 @@ fn last_generation(dir: &RunDir) -> anyhow::Result<u32> {
     last.with_context(|| format!("{} holds no models", folder.display()))
 }
 
-fn players(args: &LadderArgs, dir: &RunDir, config: &RunConfig) -> anyhow::Result<Vec<Player>> {
+fn players(args: &LadderArgs, dir: &RunDir, eval: &RunConfig) -> anyhow::Result<Vec<Player>> {
     let last = last_generation(dir)?;
-    let simulations = args.simulations.unwrap_or(config.run.eval_simulations);
-    anyhow::ensure!(simulations >= 1, "--simulations must be at least 1");
     let mut out = Vec::new();
     for g in generations(args, dir, last)? {
         let label = format!("gen-{g:04}");
         out.push(Player {
-            factory: network_player(config, &dir.model(g), &label, simulations)?,
+            factory: network_player(eval, &dir.model(g), &label)?,
             label,
             generation: Some(g),
         });
@@ -185,8 +200,7 @@ fn players(args: &LadderArgs, dir: &RunDir, config: &RunConfig) -> anyhow::Resul
         Some(text) => baseline_specs(text),
         None => std::iter::once("random".to_string())
             .chain(
-                config
-                    .run
+                eval.run
                     .baseline_depths
                     .iter()
                     .map(|d| format!("alphabeta:depth={d}")),
@@ -194,7 +208,7 @@ fn players(args: &LadderArgs, dir: &RunDir, config: &RunConfig) -> anyhow::Resul
             .collect(),
     };
     for spec in specs {
-        let factory = agents::factory(&spec, &config.rules)
+        let factory = agents::factory(&spec, &eval.rules)
             .with_context(|| format!("reading the baseline `{spec}`"))?;
         out.push(Player {
             label: spec,
@@ -237,6 +251,7 @@ pub fn run(args: &LadderArgs) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(dir.config())
         .with_context(|| format!("reading {}", dir.config().display()))?;
     let config = RunConfig::parse(&text, &dir.config().display().to_string())?;
+    let config = evaluation_config(args, &config)?;
     let players = players(args, &dir, &config)?;
     let anchor = anchor_index(&players, args.anchor.as_deref())?;
     let out = args
@@ -360,11 +375,15 @@ fn write_files(
     results: &[Pairing],
 ) -> anyhow::Result<()> {
     let names: Vec<String> = players.iter().map(|p| p.label.clone()).collect();
-    let simulations = args.simulations.unwrap_or(config.run.eval_simulations);
     let title = format!(
-        "Kvarn ladder: {} ({}, {simulations} simulations)",
+        "Kvarn ladder: {} ({}, {} simulations{})",
         args.run_dir.display(),
-        config.rules.variant()
+        config.rules.variant(),
+        config.run.eval_simulations,
+        match config.run.eval_symmetries {
+            1 => String::new(),
+            k => format!(", mean of {k} symmetric images"),
+        }
     );
     let md = format!(
         "# {title}\n\nRules: {}. Maximum-likelihood Elo (Bradley–Terry, a draw as half a win and half a \

@@ -108,7 +108,7 @@ fn opponent_spec(config: &RunConfig, opponent: &Opponent) -> Option<AgentSpec> {
 
 /// The network player of evaluation: the run's search at `loop.eval_simulations`, each
 /// leaf the mean of `loop.eval_symmetries` images.
-fn player(config: &RunConfig, name: String, network: &Network) -> impl AgentFactory + use<> {
+pub fn player(config: &RunConfig, name: String, network: &Network) -> impl AgentFactory + use<> {
     let search = SearchConfig {
         simulations: config.run.eval_simulations,
         // Bounded per game: evaluation keeps a player for each game in flight.
