@@ -188,7 +188,7 @@ fn symmetries(dir: &Path) {
     );
     let images = md("images");
     assert!(
-        images.contains("4 simulations, mean of 16 symmetric images"),
+        images.contains("4 simulations, each leaf the mean of 16 symmetric images"),
         "{images}"
     );
     let (ok, _, err) = kvarn_in(dir, &["ladder", "run", "--symmetries", "17"]);

@@ -74,6 +74,15 @@ impl LoopConfig {
     pub fn evaluates(&self, g: u32) -> bool {
         g == 1 || g >= self.generations || g.is_multiple_of(self.evaluate_every.max(1))
     }
+
+    /// What the evaluation player's images add to a description of its search: nothing for
+    /// one image, else `, each leaf the mean of K symmetric images`.
+    pub fn eval_symmetries_note(&self) -> String {
+        match self.eval_symmetries {
+            1 => String::new(),
+            k => format!(", each leaf the mean of {k} symmetric images"),
+        }
+    }
 }
 
 /// A sequential test gating promotion (`[loop.gate]`).

@@ -380,10 +380,7 @@ fn write_files(
         args.run_dir.display(),
         config.rules.variant(),
         config.run.eval_simulations,
-        match config.run.eval_symmetries {
-            1 => String::new(),
-            k => format!(", mean of {k} symmetric images"),
-        }
+        config.run.eval_symmetries_note()
     );
     let md = format!(
         "# {title}\n\nRules: {}. Maximum-likelihood Elo (Bradley–Terry, a draw as half a win and half a \
