@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! net:model=FILE[,simulations=N][,movetime=MS][,contempt=C][,c_puct=X][,fpu=X]
-//!     [,root=puct|gumbel][,symmetries=K][,burn][,db=DIR[,db_men=M]]
+//!     [,root=puct|gumbel][,root_value=mean|best][,twofold_draws=true|false]
+//!     [,move_choice=visits|lcb][,lcb_stdevs=X][,symmetries=K][,burn][,db=DIR[,db_men=M]]
 //! ```
 //!
 //! the model's tree search with `simulations` per move (default 64, no noise, greedy), on
@@ -11,7 +12,8 @@
 //! first), as `alphabeta:movetime=MS` is, so that the two compare at equal time; a draw
 //! is worth `-contempt` to it (-1..1, default 0); `c_puct`, `fpu` (first-play urgency
 //! reduction) and `root` override the search's defaults (1.5, 0.25, puct), so that a
-//! benchmark can tune them; `symmetries` answers each leaf with the mean of the network's
+//! benchmark can tune them; `root_value`, `twofold_draws`, `move_choice` and `lcb_stdevs`
+//! set the search's keys of the same names; `symmetries` answers each leaf with the mean of the network's
 //! answers for K of the position's 16 symmetric images (default 1, the position alone;
 //! 4 rotations, 8 with reflections, 16 with the rings swapped), K network evaluations a
 //! leaf; `burn` evaluates through burn instead of the fast CPU path;
@@ -31,7 +33,7 @@ use kvarn_eval::search::Limits;
 use kvarn_game::{Rules, SYMMETRY_COUNT};
 use kvarn_model::{DeviceChoice, Inference, InferencePath, file};
 use kvarn_selfplay::{
-    Endgame, RootSearch, RootValue, SearchConfig, SearchPlayer, SymmetryAveraged,
+    Endgame, MoveChoice, RootSearch, RootValue, SearchConfig, SearchPlayer, SymmetryAveraged,
 };
 
 /// Reads an agent specification for games of `rules`.
@@ -141,6 +143,16 @@ impl NetSpec {
                         _ => anyhow::bail!("net: twofold_draws `{v}` is not `true` or `false`"),
                     }
                 }
+                "move_choice" => {
+                    spec.search.move_choice = match v {
+                        "visits" => MoveChoice::Visits,
+                        "lcb" => MoveChoice::Lcb,
+                        _ => anyhow::bail!("net: move_choice `{v}` is not `visits` or `lcb`"),
+                    }
+                }
+                "lcb_stdevs" => {
+                    spec.search.lcb_stdevs = number(key, v, 0.0..=100.0, "a number in 0..100")?
+                }
                 "symmetries" => {
                     let what = format!("a count in 1..={SYMMETRY_COUNT}");
                     spec.symmetries = number(key, v, 1..=SYMMETRY_COUNT, &what)?;
@@ -149,6 +161,12 @@ impl NetSpec {
                 "db_men" => spec.db_men = Some(number(key, v, 3..=9, "a count in 3..=9")?),
                 _ => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),
             }
+        }
+        if spec.search.move_choice == MoveChoice::Lcb && spec.search.root == RootSearch::Gumbel {
+            anyhow::bail!(
+                "net: move_choice=lcb needs root=puct: a Gumbel root plays the move its \
+                 halving kept"
+            );
         }
         spec.model = model.context("net needs model=FILE (a .kvmodel or .safetensors file)")?;
         Ok(spec)
@@ -193,6 +211,12 @@ impl NetSpec {
         if search.twofold_draws {
             name.push_str(",twofold_draws=true");
         }
+        if search.move_choice == MoveChoice::Lcb {
+            name.push_str(&format!(
+                ",move_choice=lcb,lcb_stdevs={}",
+                search.lcb_stdevs
+            ));
+        }
         if self.symmetries > 1 {
             name.push_str(&format!(",symmetries={}", self.symmetries));
         }
@@ -206,7 +230,7 @@ impl NetSpec {
 /// What a `net:` specification accepts, for error messages.
 const OPTIONS: &str = "expected model=FILE, simulations=N, movetime=MS, contempt=C, c_puct=X, \
                        fpu=X, root=puct|gumbel, root_value=mean|best, twofold_draws=true|false, \
-                       symmetries=K, burn, db=DIR or db_men=M";
+                       move_choice=visits|lcb, lcb_stdevs=X, symmetries=K, burn, db=DIR or db_men=M";
 
 /// Option `key`'s value `v`, which must parse and lie in `range` (`what` says how).
 fn number<T: FromStr + PartialOrd>(
@@ -245,6 +269,13 @@ mod tests {
             "net:model=m.kvmodel,simulations=800,c_puct=2.5,fpu=0,root=gumbel,root_value=best,\
              twofold_draws=true,symmetries=8"
         );
+        let lcb = NetSpec::parse("model=m.kvmodel,move_choice=lcb,lcb_stdevs=3").unwrap();
+        assert_eq!(lcb.search.move_choice, MoveChoice::Lcb);
+        assert_eq!(lcb.search.lcb_stdevs, 3.0);
+        assert!(
+            lcb.name(&lcb.limits())
+                .ends_with(",move_choice=lcb,lcb_stdevs=3")
+        );
         let plain = NetSpec::parse("model=m.kvmodel,movetime=200").unwrap();
         assert_eq!(plain.limits().nodes, None);
         assert_eq!(
@@ -263,6 +294,9 @@ mod tests {
         assert!(
             error("model=m,symmetries=17").contains("symmetries `17` is not a count in 1..=16")
         );
+        assert!(error("model=m,move_choice=best").contains("move_choice `best`"));
+        assert!(error("model=m,lcb_stdevs=-1").contains("lcb_stdevs `-1`"));
+        assert!(error("model=m,root=gumbel,move_choice=lcb").contains("needs root=puct"));
         assert!(error("model=m,depth=3").contains("unknown option `depth=3`"));
         assert!(error("simulations=3").contains("needs model=FILE"));
     }

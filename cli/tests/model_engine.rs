@@ -65,7 +65,8 @@ fn a_model_plays_legal_moves_by_nodes_and_by_time_and_reports_wdl() {
     // A first move by nodes, then a reply by time. A command after `go` waits for the
     // search to reach its limit (the end of the input, like `quit`, would stop it).
     let first = "uci\nsetoption name Contempt value 30\nsetoption name Seed value 3\n\
-                 setoption name Symmetries value 4\nposition startpos\ngo nodes 40\nucinewgame\n";
+                 setoption name Symmetries value 4\nsetoption name MoveChoice value lcb\n\
+                 setoption name MoveChoice value best\nposition startpos\ngo nodes 40\nucinewgame\n";
     let (ok, text, err) = engine(&["--model", model], first);
     assert!(ok, "{err}");
     assert!(text.contains("option name Contempt"), "{text}");
@@ -75,6 +76,14 @@ fn a_model_plays_legal_moves_by_nodes_and_by_time_and_reports_wdl() {
     );
     assert!(
         text.contains("option name Weights type string default"),
+        "{text}"
+    );
+    assert!(
+        text.contains("option name MoveChoice type combo default visits var visits var lcb"),
+        "{text}"
+    );
+    assert!(
+        text.contains("info string error") && text.contains("`best` is not `visits` or `lcb`"),
         "{text}"
     );
     let info = text.lines().find(|l| l.starts_with("info depth")).unwrap();

@@ -34,6 +34,25 @@ pub enum RootValue {
     Best,
 }
 
+/// How a search picks the move it plays where no temperature draws it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum MoveChoice {
+    /// The most visited move (AlphaZero).
+    #[default]
+    Visits,
+    /// The move whose value has the highest lower confidence bound (its mean less
+    /// `search.lcb_stdevs` standard errors), among the moves with at least
+    /// [`LCB_MIN_VISIT_SHARE`] of the most visited one's visits (KataGo, Leela Chess
+    /// Zero): a move that took its visits on a high prior before the search found it worse
+    /// keeps them, so visits lag behind values in a short search.
+    Lcb,
+}
+
+/// A move needs this share of the most visited move's visits for `MoveChoice::Lcb` to
+/// consider it (KataGo's `minVisitPropForLCB`): fewer visits say too little of its value.
+pub const LCB_MIN_VISIT_SHARE: f32 = 0.15;
+
 /// Which root moves forced playouts (`search.forced_playouts`) force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -126,6 +145,10 @@ pub struct SearchConfig {
     /// simulations reach, so it values a fortress by the network alone. A subtree kept for
     /// the next move keeps the draws found in it.
     pub twofold_draws: bool,
+    /// How the move played is picked where no temperature draws it (PUCT only).
+    pub move_choice: MoveChoice,
+    /// Standard errors taken off a move's value for `MoveChoice::Lcb`.
+    pub lcb_stdevs: f32,
 }
 
 impl Default for SearchConfig {
@@ -153,6 +176,8 @@ impl Default for SearchConfig {
             contempt: 0.0,
             root_value: RootValue::Mean,
             twofold_draws: false,
+            move_choice: MoveChoice::Visits,
+            lcb_stdevs: 2.0,
         }
     }
 }
@@ -412,6 +437,12 @@ impl SearchConfig {
             "search.forced_playouts",
             "needs search.root = \"puct\": a Gumbel root plans its own visits",
         )?;
+        SettingError::check(
+            self.move_choice == MoveChoice::Visits || self.root == RootSearch::Puct,
+            "search.move_choice",
+            "\"lcb\" needs search.root = \"puct\": a Gumbel root plays the move its halving kept",
+        )?;
+        SettingError::check(self.lcb_stdevs >= 0.0, "search.lcb_stdevs", "must be >= 0")?;
         SettingError::check(
             self.gumbel_actions >= 1,
             "search.gumbel_actions",

@@ -1,6 +1,6 @@
 //! The network player behind the engine protocol, for `kvarn engine --model FILE`: the
 //! alpha-beta engine's commands, options and time controls, with `Weights` naming the
-//! model, `Contempt` and `Symmetries` options, and `wdl` in its `info` lines.
+//! model, `Contempt`, `Symmetries` and `MoveChoice` options, and `wdl` in its `info` lines.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use kvarn_model::burn::tensor::Device;
 use kvarn_model::{Inference, InferencePath, file};
 
 use crate::agent::SearchPlayer;
-use crate::config::SearchConfig;
+use crate::config::{MoveChoice, SearchConfig};
 use crate::endgame::Endgame;
 use crate::evaluator::SymmetryAveraged;
 
@@ -29,6 +29,8 @@ pub struct NetEngineMaker {
     contempt: i64,
     /// Symmetric images averaged at each leaf (the `Symmetries` option).
     symmetries: usize,
+    /// The move played: the most visited or the best-proven (the `MoveChoice` option).
+    move_choice: MoveChoice,
     endgame: Option<Arc<Endgame>>,
 }
 
@@ -43,6 +45,7 @@ impl NetEngineMaker {
             seed: None,
             contempt: 0,
             symmetries: 1,
+            move_choice: MoveChoice::Visits,
             endgame,
         }
     }
@@ -65,6 +68,7 @@ impl EngineMaker for NetEngineMaker {
             ),
             "option name Contempt type spin default 0 min -100 max 100".into(),
             format!("option name Symmetries type spin default 1 min 1 max {SYMMETRY_COUNT}"),
+            "option name MoveChoice type combo default visits var visits var lcb".into(),
         ]
     }
 
@@ -84,6 +88,13 @@ impl EngineMaker for NetEngineMaker {
             "symmetries" => {
                 self.symmetries = whole_number(value)?.clamp(1, SYMMETRY_COUNT as u64) as usize;
             }
+            "movechoice" => {
+                self.move_choice = match value.trim() {
+                    "visits" => MoveChoice::Visits,
+                    "lcb" => MoveChoice::Lcb,
+                    v => return Err(format!("`{v}` is not `visits` or `lcb`")),
+                };
+            }
             "weights" => {
                 let path = PathBuf::from(value.trim());
                 file::load(&path, &self.device).map_err(|e| e.to_string())?;
@@ -100,6 +111,7 @@ impl EngineMaker for NetEngineMaker {
         let config = SearchConfig {
             cache_entries: self.hash_mb * CACHE_ENTRIES_PER_MB,
             contempt: self.contempt as f32 / 100.0,
+            move_choice: self.move_choice,
             ..SearchConfig::default()
         };
         let inference = SymmetryAveraged::new(

@@ -14,7 +14,9 @@ use rand_distr::{Distribution, Gamma};
 
 use std::sync::Arc;
 
-use crate::config::{ForcedScope, RootSearch, RootValue, SearchConfig};
+use crate::config::{
+    ForcedScope, LCB_MIN_VISIT_SHARE, MoveChoice, RootSearch, RootValue, SearchConfig,
+};
 use crate::endgame::Endgame;
 use crate::evaluator::{CachedEval, EvalCache};
 use crate::tree::{NodeId, NodeState, Tree, flip};
@@ -757,10 +759,36 @@ impl GameSearch {
         let chosen = if temperature > 0.0 && total > 0.0 {
             children[self.temperature_pick(ctx, children, &visits, best, temperature, rng)]
         } else {
-            best
+            self.greedy_choice(ctx, best)
         };
         let explored = chosen != best && self.worse_than(ctx, chosen, best);
         (chosen, policy, explored)
+    }
+
+    /// The move played without a temperature, as `search.move_choice` asks: `best`, the
+    /// most visited, or the root child of the highest lower confidence bound among those
+    /// with enough visits (`best` on ties).
+    fn greedy_choice(&self, ctx: &SearchContext, best: NodeId) -> NodeId {
+        if ctx.config.move_choice == MoveChoice::Visits {
+            return best;
+        }
+        let side = self.tree.node(0).side;
+        let draw = self.draw_value(ctx, side);
+        let bound = |c: NodeId| {
+            self.tree
+                .node(c)
+                .lower_bound(side, draw, ctx.config.lcb_stdevs)
+        };
+        let floor = LCB_MIN_VISIT_SHARE * self.tree.node(best).visits as f32;
+        self.tree
+            .children(0)
+            .filter(|&c| self.tree.node(c).visits as f32 >= floor)
+            .fold(
+                best,
+                |chosen, c| {
+                    if bound(c) > bound(chosen) { c } else { chosen }
+                },
+            )
     }
 
     /// Index of a root child drawn with weight `visits ^ (1 / temperature)`, among those

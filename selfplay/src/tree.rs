@@ -73,6 +73,20 @@ impl Node {
         (own + draw * d) / self.visits as f32
     }
 
+    /// The lower confidence bound of [`Node::q_for`]: the mean less `stdevs` standard
+    /// errors. A visit's value is taken to spread as a win/draw/loss drawn with the node's
+    /// mean probabilities, which bounds the spread of the soft values the leaves return.
+    pub fn lower_bound(&self, side: Color, draw: f32, stdevs: f32) -> f32 {
+        if self.visits == 0 {
+            return f32::NEG_INFINITY;
+        }
+        let q = self.q_for(side, draw);
+        let [w, d, l] = self.mean_wdl();
+        // The second moment is the same for either side: wins and losses both square to 1.
+        let variance = (w + l + draw * draw * d - q * q).max(0.0);
+        q - stdevs * (variance / self.visits as f32).sqrt()
+    }
+
     /// Mean win/draw/loss for the node's side (the network value when unvisited).
     pub fn mean_wdl(&self) -> [f32; 3] {
         if self.visits == 0 {

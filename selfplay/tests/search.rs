@@ -9,10 +9,10 @@ use kvarn_game::{
 };
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
-    Advance, BranchPool, BranchStarts, EvalCache, Evaluator, ForcedScope, GameSearch, PlayoutCap,
-    RootSearch, RootValue, Sample, SearchConfig, SearchContext, SearchResult, SelfPlayConfig,
-    SelfPlayJob, SymmetryAveraged, UniformEvaluator, policy_surprise, read_shard, run,
-    selfplay::game_rng,
+    Advance, BranchPool, BranchStarts, EvalCache, Evaluator, ForcedScope, GameSearch,
+    LCB_MIN_VISIT_SHARE, MoveChoice, PlayoutCap, RootSearch, RootValue, Sample, SearchConfig,
+    SearchContext, SearchResult, SelfPlayConfig, SelfPlayJob, SymmetryAveraged, UniformEvaluator,
+    policy_surprise, read_shard, run, selfplay::game_rng,
 };
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -1264,5 +1264,109 @@ fn one_image_is_the_evaluator_alone_and_a_batch_is_its_rows() {
         let (logits, wdl) = evaluate_one(&mut eight, &rules, pos);
         assert_eq!(logits, batched.0[i * actions..][..actions]);
         assert_eq!(wdl, batched.1[i * 3..][..3]);
+    }
+}
+
+/// Positions `plies` random decisions from the start, one per seed, still in play.
+fn random_positions(rules: Rules, plies: usize, count: u64) -> Vec<Game> {
+    use rand::RngExt;
+    (0..count)
+        .filter_map(|seed| {
+            let mut rng = Pcg64Mcg::seed_from_u64(seed);
+            let mut game = Game::new(rules);
+            for _ in 0..plies {
+                let moves = game.legal_moves();
+                if game.status() != kvarn_game::Status::Ongoing || moves.is_empty() {
+                    return None;
+                }
+                let mv = moves[rng.random_range(0..moves.len())];
+                game.play(mv).unwrap();
+            }
+            (game.status() == kvarn_game::Status::Ongoing).then_some(game)
+        })
+        .collect()
+}
+
+#[test]
+fn the_lower_confidence_bound_plays_the_best_proven_move_of_those_searched_enough() {
+    let rules = six();
+    let lcb = SearchConfig {
+        simulations: 96,
+        move_choice: MoveChoice::Lcb,
+        ..SearchConfig::default()
+    };
+    let by_visits = SearchContext::new(
+        rules,
+        SearchConfig {
+            move_choice: MoveChoice::Visits,
+            ..lcb.clone()
+        },
+    );
+    let mut changed = 0;
+    let mut eval = SharpEvaluator(HashEvaluator(uniform(&rules)));
+    for game in random_positions(rules, 14, 40) {
+        let (result, s) = search_with(game, lcb.clone(), &mut eval, 3, false);
+        let side = s.tree().node(0).side;
+        let most = s.result(&by_visits, 0.0, &mut game_rng(3, 0)).action;
+        let tree = s.tree();
+        let node_of = |action: usize| {
+            tree.children(0)
+                .map(|c| tree.node(c))
+                .find(|n| usize::from(n.action) == action)
+                .unwrap()
+        };
+        let (chosen, most_visited) = (node_of(result.action), node_of(most));
+        let bound = |n: &kvarn_selfplay::tree::Node| n.lower_bound(side, 0.0, lcb.lcb_stdevs);
+        let floor = LCB_MIN_VISIT_SHARE * most_visited.visits as f32;
+        assert!(chosen.visits as f32 >= floor);
+        for c in tree.children(0).map(|c| tree.node(c)) {
+            if c.visits as f32 >= floor {
+                assert!(
+                    bound(c) <= bound(chosen),
+                    "a move of a higher bound was passed over"
+                );
+            }
+        }
+        if result.action != most {
+            changed += 1;
+            assert!(bound(chosen) > bound(most_visited));
+            assert!(chosen.q_for(side, 0.0) > most_visited.q_for(side, 0.0));
+            assert!(chosen.visits < most_visited.visits);
+        }
+    }
+    assert!(
+        changed > 0,
+        "the bound never chose another move than the most visited"
+    );
+}
+
+#[test]
+fn the_lower_confidence_bound_takes_standard_errors_of_a_win_draw_loss_draw() {
+    let rules = six();
+    let (_, s) = search(
+        win_in_one(),
+        SearchConfig::default(),
+        &mut uniform(&rules),
+        1,
+    );
+    let tree = s.tree();
+    let root = tree.node(0);
+    for c in tree
+        .children(0)
+        .map(|c| tree.node(c))
+        .filter(|n| n.visits > 1)
+    {
+        let q = c.q_for(root.side, 0.0);
+        let [w, _, l] = c.mean_wdl();
+        let error = ((w + l - q * q).max(0.0) / c.visits as f32).sqrt();
+        assert!((c.lower_bound(root.side, 0.0, 2.0) - (q - 2.0 * error)).abs() < 1e-5);
+        assert_eq!(c.lower_bound(root.side, 0.0, 0.0), q);
+    }
+    let unvisited = tree
+        .children(0)
+        .map(|c| tree.node(c))
+        .find(|n| n.visits == 0);
+    if let Some(n) = unvisited {
+        assert_eq!(n.lower_bound(root.side, 0.0, 2.0), f32::NEG_INFINITY);
     }
 }

@@ -120,7 +120,7 @@ pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
         serde_json::to_string(&config.network).unwrap_or_default(),
         config.search.simulations,
         config.run.eval_simulations,
-        config.run.eval_symmetries_note(),
+        config.run.eval_player_note(),
         config.run.games_per_generation,
         config.train.steps_per_generation,
         config.train.batch_size,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use kvarn_eval::sprt::SprtParams;
 use kvarn_game::{Rules, SYMMETRY_COUNT, Variant};
 use kvarn_model::{DeviceChoice, NetConfig};
-use kvarn_selfplay::{RootSearch, SearchConfig, SelfPlayConfig};
+use kvarn_selfplay::{MoveChoice, RootSearch, SearchConfig, SelfPlayConfig};
 use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +44,10 @@ pub struct LoopConfig {
     /// (1: the position alone; up to 16): steadier answers for the same simulations, at one
     /// network evaluation per image. Self-play is not affected.
     pub eval_symmetries: usize,
+    /// How the evaluation player picks its move (`search.move_choice` is self-play's):
+    /// "lcb" plays the move of the best-proven value rather than the most visited one,
+    /// whose visits can lag behind what the search has found.
+    pub eval_move_choice: MoveChoice,
     /// Evaluate every this many generations (and the first and last): evaluation games
     /// cost as much as self-play on a long Nine run, and the curve needs no more points.
     /// The generations between are promoted without a match.
@@ -64,6 +68,7 @@ impl Default for LoopConfig {
             games_vs_random: 0,
             eval_simulations: 64,
             eval_symmetries: 1,
+            eval_move_choice: MoveChoice::Visits,
             evaluate_every: 1,
         }
     }
@@ -75,13 +80,19 @@ impl LoopConfig {
         g == 1 || g >= self.generations || g.is_multiple_of(self.evaluate_every.max(1))
     }
 
-    /// What the evaluation player's images add to a description of its search: nothing for
-    /// one image, else `, each leaf the mean of K symmetric images`.
-    pub fn eval_symmetries_note(&self) -> String {
-        match self.eval_symmetries {
+    /// What the evaluation player's images and move choice add to a description of its
+    /// search: nothing for one image and the most visited move, else
+    /// `, each leaf the mean of K symmetric images` and `, the move of the highest lower
+    /// confidence bound`.
+    pub fn eval_player_note(&self) -> String {
+        let mut note = match self.eval_symmetries {
             1 => String::new(),
             k => format!(", each leaf the mean of {k} symmetric images"),
+        };
+        if self.eval_move_choice == MoveChoice::Lcb {
+            note.push_str(", the move of the highest lower confidence bound");
         }
+        note
     }
 }
 
@@ -469,6 +480,11 @@ impl RunConfig {
             "train.bootstrap_explored",
             "cuts the outcome at moves the late temperature drew: set search.late_temperature \
              above 0 (with the puct root)",
+        )?;
+        SettingError::check(
+            self.run.eval_move_choice == MoveChoice::Visits || self.search.root == RootSearch::Puct,
+            "loop.eval_move_choice",
+            "\"lcb\" needs search.root = \"puct\": a Gumbel root plays the move its halving kept",
         )?;
         SettingError::check(
             self.selfplay.branch_starts.share == 0.0

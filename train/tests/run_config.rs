@@ -240,6 +240,12 @@ fn non_finite_and_zero_values_are_refused() {
             "[search]\nroot = \"gumbel\"\nforced_playouts = 2",
             "search.forced_playouts",
         ),
+        // A Gumbel root plays the move its halving kept: no bound to choose by.
+        (
+            "[search]\nroot = \"gumbel\"\nmove_choice = \"lcb\"",
+            "search.move_choice",
+        ),
+        ("[search]\nlcb_stdevs = -1", "search.lcb_stdevs"),
         ("[search]\ngumbel_c_visit = inf", "search.gumbel_c_visit"),
         ("[search]\ngumbel_c_scale = 1e40", "search.gumbel_c_scale"),
         (
@@ -274,6 +280,22 @@ fn non_finite_and_zero_values_are_refused() {
         };
         assert!(refusal(&text).contains(key), "{key}");
     }
+}
+
+#[test]
+fn the_evaluation_players_move_choice_is_read_and_needs_a_puct_root() {
+    let lcb = BASE.replace(
+        "generations = 2",
+        "generations = 2\neval_move_choice = \"lcb\"",
+    );
+    let c = RunConfig::parse(&lcb, "test.toml").unwrap();
+    assert_eq!(c.run.eval_move_choice, kvarn_selfplay::MoveChoice::Lcb);
+    assert_eq!(c.search.move_choice, kvarn_selfplay::MoveChoice::Visits);
+    assert!(c.run.eval_player_note().contains("lower confidence bound"));
+    let plain = RunConfig::parse(BASE, "test.toml").unwrap();
+    assert_eq!(plain.run.eval_player_note(), "");
+    let e = refusal(&format!("{lcb}\n[search]\nroot = \"gumbel\"\n"));
+    assert!(e.contains("loop.eval_move_choice"), "{e}");
 }
 
 #[test]

@@ -380,7 +380,7 @@ fn write_files(
         args.run_dir.display(),
         config.rules.variant(),
         config.run.eval_simulations,
-        config.run.eval_symmetries_note()
+        config.run.eval_player_note()
     );
     let md = format!(
         "# {title}\n\nRules: {}. Maximum-likelihood Elo (Bradley–Terry, a draw as half a win and half a \

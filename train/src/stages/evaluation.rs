@@ -107,10 +107,12 @@ fn opponent_spec(config: &RunConfig, opponent: &Opponent) -> Option<AgentSpec> {
 }
 
 /// The network player of evaluation: the run's search at `loop.eval_simulations`, each
-/// leaf the mean of `loop.eval_symmetries` images.
+/// leaf the mean of `loop.eval_symmetries` images, its move chosen by
+/// `loop.eval_move_choice`.
 pub fn player(config: &RunConfig, name: String, network: &Network) -> impl AgentFactory + use<> {
     let search = SearchConfig {
         simulations: config.run.eval_simulations,
+        move_choice: config.run.eval_move_choice,
         // Bounded per game: evaluation keeps a player for each game in flight.
         cache_entries: config.search.cache_entries.min(100_000),
         ..config.search.clone()
