@@ -5,7 +5,10 @@
 # against the perfect player from drawn and from won critical positions, the player using
 # the search of configs/six.toml (best root value, repetitions inside the search drawn,
 # each leaf the mean of SYMMETRIES symmetric images, default 16 as its loop.eval_symmetries;
-# SYMMETRIES=1 for the position alone, as every report before that key was made).
+# SYMMETRIES=1 for the position alone, as every report before that key was made; the move
+# chosen by MOVE_CHOICE, default lcb as its loop.eval_move_choice, the highest lower
+# confidence bound at 2 standard errors; MOVE_CHOICE=visits for the most visited move, as
+# every report before that key was made).
 #
 #   scripts/evaluate-six.sh RUN [GENERATION]
 #
@@ -20,6 +23,12 @@ run=${1:?usage: scripts/evaluate-six.sh RUN [GENERATION]}
 sims=${SIMS:-160 800}
 db=${DB:-db/six}
 symmetries=${SYMMETRIES:-16}
+move_choice=${MOVE_CHOICE:-lcb}
+case $move_choice in
+    lcb) choice=",move_choice=lcb,lcb_stdevs=2" ;;
+    visits) choice="" ;;
+    *) echo "MOVE_CHOICE must be lcb or visits, not $move_choice" >&2; exit 2 ;;
+esac
 kvarn=${KVARN:-target/release/kvarn}
 [[ -x $kvarn ]] || cargo build --release -p kvarn --locked
 if [[ -n ${2:-} ]]; then
@@ -32,7 +41,7 @@ fi
 
 for s in $sims; do
     args=(eval solver --variant six --part heldout
-        --agent "net:model=$model,simulations=$s,root_value=best,twofold_draws=true,symmetries=$symmetries"
+        --agent "net:model=$model,simulations=$s,root_value=best,twofold_draws=true,symmetries=$symmetries$choice"
         --games-from 100 --db "$db"
         --misnamed "$run/misnamed-$s.jsonl" --thrown-away "$run/thrown-away-$s.jsonl")
     { echo "# kvarn ${args[*]}"; "$kvarn" "${args[@]}"; } >"$run/heldout-$s.tmp"
