@@ -13,10 +13,10 @@
 //! is worth `-contempt` to it (-1..1, default 0); `c_puct`, `fpu` (first-play urgency
 //! reduction) and `root` override the search's defaults (1.5, 0.25, puct), so that a
 //! benchmark can tune them; `root_value`, `twofold_draws`, `move_choice` and `lcb_stdevs`
-//! set the search's keys of the same names; `symmetries` answers each leaf with the mean of the network's
-//! answers for K of the position's 16 symmetric images (default 1, the position alone;
-//! 4 rotations, 8 with reflections, 16 with the rings swapped), K network evaluations a
-//! leaf; `burn` evaluates through burn instead of the fast CPU path;
+//! set the search's keys of the same names; `symmetries` answers each leaf with the mean
+//! of the network's answers for K of the position's 16 symmetric images (default 1, the
+//! position alone; 4 rotations, 8 with reflections, 16 with the rings swapped), K network
+//! evaluations a leaf; `burn` evaluates through burn instead of the fast CPU path;
 //! `db` probes the endgame databases in DIR (`kvarn solve`, up to `db_men` men a side,
 //! default all there) in the search: exact leaves, and a root move that keeps a certain
 //! value.
