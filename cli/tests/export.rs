@@ -137,6 +137,7 @@ fn onnx_export_matches_burn_and_the_reference_consumer() {
         NetConfig::Mlp {
             hidden: 32,
             blocks: 2,
+            ownership_head: false,
         },
         1,
     );
@@ -145,6 +146,7 @@ fn onnx_export_matches_burn_and_the_reference_consumer() {
         NetConfig::Mlp {
             hidden: 16,
             blocks: 1,
+            ownership_head: false,
         },
         2,
     );

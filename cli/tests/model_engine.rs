@@ -19,6 +19,7 @@ fn nine_model(dir: &Path) -> PathBuf {
     let config = NetConfig::Mlp {
         hidden: 32,
         blocks: 1,
+        ownership_head: false,
     };
     let net = Network::new(Rules::new(Variant::Nine), config, 5, &device).unwrap();
     let path = dir.join("nine.kvmodel");

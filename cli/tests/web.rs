@@ -81,6 +81,7 @@ fn card(rules: Rules, dir: &Path) -> PathBuf {
     let config = NetConfig::Mlp {
         hidden: 8,
         blocks: 1,
+        ownership_head: false,
     };
     let net = Network::new(rules, config, 0, &device).unwrap();
     let model = dir.join("m.kvmodel");
@@ -131,6 +132,7 @@ fn the_pages_network_gives_kvarns_outputs() {
     let config = NetConfig::Mlp {
         hidden: 32,
         blocks: 2,
+        ownership_head: false,
     };
     let net = Network::new(rules, config, 3, &device).unwrap();
     let model = dir.path().join("m.kvmodel");

@@ -35,6 +35,7 @@
 //!
 //! Indices with from = to never denote a move.
 
+use crate::bitboard::Bitboard;
 use crate::board::Board;
 use crate::color::Color;
 use crate::moves::Move;
@@ -87,16 +88,7 @@ pub fn encode_position(rules: &Rules, pos: &Position, occurrences: u32, out: &mu
     assert_eq!(out.len(), 3 * n + SCALAR_FEATURES, "feature buffer length");
     let us = pos.side_to_move();
     let them = us.opposite();
-    out[..3 * n].fill(0.0);
-    for sq in pos.men(us) {
-        out[board.local_index(sq)] = 1.0;
-    }
-    for sq in pos.men(them) {
-        out[n + board.local_index(sq)] = 1.0;
-    }
-    for sq in pos.empty(board) {
-        out[2 * n + board.local_index(sq)] = 1.0;
-    }
+    encode_points(board, pos.men(us), pos.men(them), &mut out[..3 * n]);
     let men = f32::from(rules.men());
     let s = &mut out[3 * n..];
     s[0] = f32::from(pos.in_hand(us)) / men;
@@ -114,6 +106,28 @@ pub fn encode_position(rules: &Rules, pos: &Position, occurrences: u32, out: &mu
     } else {
         0.0
     };
+}
+
+/// Writes the three point planes (own, opponent, empty; `3n` floats, the first features of
+/// [`encode_position`]) of a board whose men are `own` and `opponent` into `out`. Also the
+/// layout of the training target of the game's final board (`network.ownership_head`).
+///
+/// # Panics
+/// If `out` is not `3n` long.
+pub fn encode_points(board: &Board, own: Bitboard, opponent: Bitboard, out: &mut [f32]) {
+    let n = board.len();
+    assert_eq!(out.len(), 3 * n, "point planes length");
+    out.fill(0.0);
+    for sq in board.squares() {
+        let plane = if own.contains(sq) {
+            0
+        } else if opponent.contains(sq) {
+            1
+        } else {
+            2
+        };
+        out[plane * n + board.local_index(sq)] = 1.0;
+    }
 }
 
 /// `perm[i]` is the index of input feature `i`'s image under board symmetry `sym`: the

@@ -16,6 +16,11 @@ pub enum NetConfig {
         hidden: usize,
         /// Residual layers after the stem.
         blocks: usize,
+        /// A third head, for training only: the owner of each point on the game's final
+        /// board (KataGo's ownership target), a dense signal about where the game goes
+        /// that the trunk shares with the value head. Play and export ignore it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        ownership_head: bool,
     },
     /// A graph network over the board: one vector per point, updated by message passing
     /// along the board's lines (adjacent points) and its mills (points sharing a mill).
@@ -36,6 +41,7 @@ impl Default for NetConfig {
         NetConfig::Mlp {
             hidden: 128,
             blocks: 2,
+            ownership_head: false,
         }
     }
 }
@@ -46,7 +52,7 @@ impl NetConfig {
     /// network is allocated (a damaged header could otherwise ask for gigabytes).
     pub fn min_parameters(&self) -> u64 {
         match *self {
-            NetConfig::Mlp { hidden, blocks } => (blocks as u64)
+            NetConfig::Mlp { hidden, blocks, .. } => (blocks as u64)
                 .saturating_mul(hidden as u64)
                 .saturating_mul(hidden as u64),
             NetConfig::Graph {
@@ -65,7 +71,7 @@ impl NetConfig {
     pub fn validate(&self) -> Result<(), SettingError> {
         let check = SettingError::check_range::<usize>;
         match *self {
-            NetConfig::Mlp { hidden, blocks } => {
+            NetConfig::Mlp { hidden, blocks, .. } => {
                 check("network.hidden", hidden, 1..=8192)?;
                 check("network.blocks", blocks, 0..=64)
             }
@@ -81,10 +87,28 @@ impl NetConfig {
         }
     }
 
+    /// Whether the network has the training-only ownership head.
+    pub fn has_ownership_head(&self) -> bool {
+        matches!(
+            self,
+            NetConfig::Mlp {
+                ownership_head: true,
+                ..
+            }
+        )
+    }
+
     /// A one-line description, e.g. `mlp 3x256` or `graph 6x64`.
     pub fn describe(&self) -> String {
         match self {
-            NetConfig::Mlp { hidden, blocks } => format!("mlp {}x{hidden}", blocks + 1),
+            NetConfig::Mlp {
+                hidden,
+                blocks,
+                ownership_head,
+            } => {
+                let head = if *ownership_head { " +ownership" } else { "" };
+                format!("mlp {}x{hidden}{head}", blocks + 1)
+            }
             NetConfig::Graph {
                 channels, layers, ..
             } => format!("graph {layers}x{channels}"),

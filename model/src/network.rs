@@ -89,9 +89,17 @@ impl Network {
         device.seed(seed);
         let dims = Dims::of(&rules);
         let model = match config {
-            NetConfig::Mlp { hidden, blocks } => {
-                Model::Mlp(ResidualMlp::new(dims, hidden, blocks, device))
-            }
+            NetConfig::Mlp {
+                hidden,
+                blocks,
+                ownership_head,
+            } => Model::Mlp(ResidualMlp::new(
+                dims,
+                hidden,
+                blocks,
+                ownership_head,
+                device,
+            )),
             NetConfig::Graph {
                 channels,
                 layers,
@@ -187,9 +195,31 @@ impl Network {
         input: Tensor<2>,
         legal: Tensor<2, Bool>,
     ) -> (Tensor<2>, Tensor<2>) {
-        let (policy, value) = self.forward(input);
+        let (policy, value, _) = self.forward_training(input, legal);
+        (policy, value)
+    }
+
+    /// [`Network::forward_log_probs`] and the ownership head's log-probabilities
+    /// `[batch, 3, points]` (softmax over own, opponent, empty of each point) where the
+    /// network has the head.
+    pub fn forward_training(
+        &self,
+        input: Tensor<2>,
+        legal: Tensor<2, Bool>,
+    ) -> (Tensor<2>, Tensor<2>, Option<Tensor<3>>) {
+        let (policy, value, ownership) = match &self.model {
+            Model::Mlp(m) => m.forward_training(input),
+            Model::Graph(m) => {
+                let (policy, value) = m.forward(input);
+                (policy, value, None)
+            }
+        };
         let policy = policy.mask_fill(legal.bool_not(), -1.0e9);
-        (log_softmax(policy, 1), log_softmax(value, 1))
+        let ownership = ownership.map(|o| {
+            let rows = o.dims()[0];
+            log_softmax(o.reshape([rows, 3, self.dims.points]), 1)
+        });
+        (log_softmax(policy, 1), log_softmax(value, 1), ownership)
     }
 
     /// Evaluates `batch` encoded positions given row-major in `features`, optionally masking

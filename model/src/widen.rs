@@ -29,6 +29,7 @@ pub fn widen(
         &NetConfig::Mlp {
             hidden: had,
             blocks,
+            ownership_head,
         },
     ) = (&network.model, network.config())
     else {
@@ -42,15 +43,19 @@ pub fn widen(
             "the network already has {had} units a layer; give a width above it"
         )));
     }
-    let config = NetConfig::Mlp { hidden, blocks };
+    let config = NetConfig::Mlp {
+        hidden,
+        blocks,
+        ownership_head,
+    };
     let fresh =
         Network::new(*network.rules(), config, seed, device).map_err(|e| refuse(e.to_string()))?;
     let Model::Mlp(new) = &fresh.model else {
         unreachable!("an MLP configuration makes an MLP");
     };
-    let old_layers = old.layers();
+    let old_layers = old.training_layers();
     let layers: Vec<(Vec<f32>, Vec<f32>)> = new
-        .layers()
+        .training_layers()
         .iter()
         .zip(&old_layers)
         .map(|((_, wide), (_, narrow))| embed(linear_parts(narrow), linear_parts(wide)))

@@ -23,6 +23,7 @@ fn model_card_action_space_agrees_with_the_game_crate() {
             NetConfig::Mlp {
                 hidden: 8,
                 blocks: 0,
+                ownership_head: false,
             },
             0,
             &Device::flex(),
@@ -85,6 +86,7 @@ fn torch_tensors_are_burns_weights_transposed() {
         NetConfig::Mlp {
             hidden: 16,
             blocks: 1,
+            ownership_head: false,
         },
         0,
         &Device::flex(),

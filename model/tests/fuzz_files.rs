@@ -30,6 +30,7 @@ fn valid_files() -> Vec<(Vec<u8>, bool)> {
         NetConfig::Mlp {
             hidden: 8,
             blocks: 1,
+            ownership_head: false,
         },
         NetConfig::Graph {
             channels: 4,

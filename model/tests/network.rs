@@ -16,11 +16,17 @@ fn configs() -> Vec<NetConfig> {
         NetConfig::Mlp {
             hidden: 32,
             blocks: 2,
+            ownership_head: false,
         },
         NetConfig::Graph {
             channels: 16,
             layers: 2,
             value_hidden: 16,
+        },
+        NetConfig::Mlp {
+            hidden: 24,
+            blocks: 1,
+            ownership_head: true,
         },
     ]
 }
@@ -78,9 +84,11 @@ fn outputs_have_the_right_shapes_and_masks() {
 
 #[test]
 fn cpu_path_equals_burn() {
-    for variant in [Variant::Nine, Variant::Five] {
+    // The plain MLP, and one with the ownership head, which play ignores.
+    let mlps = [configs()[0].clone(), configs()[2].clone()];
+    for (variant, config) in [Variant::Nine, Variant::Five].into_iter().zip(mlps) {
         let rules = Rules::new(variant);
-        let net = Network::new(rules, configs()[0].clone(), 0, &Device::flex()).unwrap();
+        let net = Network::new(rules, config, 0, &Device::flex()).unwrap();
         let fast = Inference::new(&net, InferencePath::Fastest);
         assert!(matches!(fast, Inference::CpuMlp(..)));
         let slow = Inference::new(&net, InferencePath::Burn);
@@ -127,6 +135,8 @@ fn saved_models_load_back_identical() {
                 before,
                 "{name} {config:?}"
             );
+            // Every parameter, the ownership head's among them.
+            assert_eq!(parameters(&loaded), parameters(&net), "{name} {config:?}");
         }
     }
 }
@@ -184,6 +194,7 @@ fn bad_model_files_are_refused_with_a_reason() {
     header.network = NetConfig::Mlp {
         hidden: 64,
         blocks: 2,
+        ownership_head: false,
     };
     let err = refusal_with(&header);
     assert!(err.contains("do not fit"), "{err}");
@@ -191,6 +202,7 @@ fn bad_model_files_are_refused_with_a_reason() {
     header.network = NetConfig::Mlp {
         hidden: 8192,
         blocks: 64,
+        ownership_head: false,
     };
     let began = std::time::Instant::now();
     let err = refusal_with(&header);
@@ -291,6 +303,7 @@ fn reference_outputs() -> Vec<f32> {
     let config = NetConfig::Mlp {
         hidden: 64,
         blocks: 2,
+        ownership_head: false,
     };
     let net = Network::new(rules, config, 0, &Device::flex()).unwrap();
     let kvarn_model::Model::Mlp(mlp) = &net.model else {
@@ -461,7 +474,8 @@ fn a_widened_network_computes_what_it_was_widened_from() {
         wide.config(),
         &NetConfig::Mlp {
             hidden: 48,
-            blocks: 2
+            blocks: 2,
+            ownership_head: false,
         }
     );
     assert!(wide.parameter_count() > narrow.parameter_count());

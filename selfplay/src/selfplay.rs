@@ -66,6 +66,8 @@ pub struct PlayedGame {
     pub plies: u32,
     /// Its searched positions.
     pub samples: Vec<Sample>,
+    /// The men of White and Black on its final board.
+    pub final_men: [kvarn_game::Bitboard; 2],
     /// Whether its result was taken from the endgame databases.
     pub adjudicated: bool,
     /// Whether it reached a position with a certain database value and was played on.
@@ -763,6 +765,7 @@ fn finished_game(s: &mut Slot, white: i8, plies: u32) -> PlayedGame {
         result: white,
         plies,
         samples,
+        final_men: kvarn_game::Color::BOTH.map(|c| s.search.game.position().men(c)),
         adjudicated: false,
         played_out: s.reached_databases && !s.random_start,
         random_start: s.random_start,
@@ -796,6 +799,7 @@ fn flush(
                     result: g.result,
                     plies: g.plies,
                     samples: g.samples.len() as u32,
+                    final_men: Some(g.final_men.map(|m| m.bits())),
                 })
                 .collect(),
             model: job.model.clone(),

@@ -12,7 +12,7 @@
 //! surprise follows), result `i8` (+1/0/−1 for the player to move), search win/draw/loss
 //! `3 × f32`, the policy surprise `f32` where bit 2 says so (shards written before it was
 //! recorded have none), policy entries `u16`, then per entry action `u16` and probability
-//! `f32`.
+//! `f32`. The header lists the games, each with its final board where recorded.
 
 use std::path::Path;
 
@@ -66,6 +66,31 @@ pub struct GameSummary {
     pub plies: u32,
     /// Samples it contributed.
     pub samples: u32,
+    /// The men of White and Black on its final board, as bitboards (absent in shards
+    /// written before it was recorded): the target of the network's ownership head.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_men: Option<[u32; 2]>,
+}
+
+impl GameSummary {
+    /// The final board's men of White and Black, where recorded.
+    ///
+    /// # Errors
+    /// The bitboards are not disjoint sets of `rules`' points.
+    pub fn final_board(&self, rules: &Rules) -> Result<Option<[Bitboard; 2]>, String> {
+        let Some([white, black]) = self.final_men else {
+            return Ok(None);
+        };
+        let points = rules.board().points().bits();
+        if white & black != 0 || (white | black) & !points != 0 {
+            return Err(format!(
+                "game {}: final men {white:#x} and {black:#x} are not disjoint sets of the board's points",
+                self.index
+            ));
+        }
+        let bits = |b| Bitboard::from_bits(b).ok_or_else(|| format!("bad bitboard {b:#x}"));
+        Ok(Some([bits(white)?, bits(black)?]))
+    }
 }
 
 /// What a shard says about itself.
@@ -126,7 +151,7 @@ pub enum ShardError {
 
 impl ShardError {
     /// [`ShardError::Invalid`] for the file or folder `path`.
-    pub(crate) fn invalid(path: &Path, reason: String) -> ShardError {
+    pub fn invalid(path: &Path, reason: String) -> ShardError {
         ShardError::Invalid {
             path: path.display().to_string(),
             reason,
@@ -321,6 +346,9 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError>
             header.games,
             header.samples
         )));
+    }
+    for game in &header.game_list {
+        game.final_board(&header.rules).map_err(invalid)?;
     }
     if samples.len() as u64 != header.samples {
         return Err(invalid(format!(

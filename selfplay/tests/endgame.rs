@@ -713,6 +713,7 @@ fn write_positions(path: &std::path::Path, rules: Rules, positions: &[kvarn_game
             result: 0,
             plies: samples.len() as u32,
             samples: samples.len() as u32,
+            final_men: None,
         }],
         model: "m.kvmodel".into(),
         source: Default::default(),

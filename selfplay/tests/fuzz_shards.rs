@@ -53,6 +53,7 @@ fn valid_shard(rng: &mut Pcg64Mcg, rules: Rules) -> (Value, Vec<u8>) {
             result: 0,
             plies: g.ply() as u32,
             samples: n,
+            final_men: Some(kvarn_game::Color::BOTH.map(|c| g.position().men(c).bits())),
         });
     }
     let header = ShardHeader {

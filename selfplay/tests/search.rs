@@ -862,6 +862,48 @@ fn shards_round_trip_and_damage_is_refused() {
 }
 
 #[test]
+fn shards_record_each_games_final_board_and_refuse_a_false_one() {
+    use kvarn_selfplay::shard::{SHARD_FORMAT_VERSION, SHARD_MAGIC};
+    let dir = tempfile::tempdir().unwrap();
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    let (stats, _) = run(
+        &job(4, 4, 1, RootSearch::Puct, Some(dir.path().to_path_buf())),
+        &eval,
+        None,
+    )
+    .unwrap();
+    let path = &stats.shards[0];
+    let (mut header, samples) = read_shard(path).unwrap();
+    let mut rest = samples.iter();
+    for g in &header.game_list {
+        let game: Vec<_> = rest.by_ref().take(g.samples as usize).collect();
+        let [white, black] = g.final_board(&rules).unwrap().expect("recorded");
+        // The final board is the last searched position after one of its legal moves.
+        let last = game.last().expect("a searched position").position;
+        let before = Game::from_position(rules, last).unwrap();
+        let reached = before.legal_moves().into_iter().any(|mv| {
+            let mut g = before.clone();
+            g.play_unchecked(mv);
+            let p = g.position();
+            p.men(Color::White) == white && p.men(Color::Black) == black
+        });
+        assert!(reached, "game {}: final board not one move on", g.index);
+    }
+    // Overlapping men, or men off the board, are refused by name.
+    let (_, payload): (serde_json::Value, Vec<u8>) =
+        kvarn_storage::read_container(path, SHARD_MAGIC, "shard", SHARD_FORMAT_VERSION).unwrap();
+    header.game_list[0].final_men = Some([0b11, 0b10]);
+    kvarn_storage::write_container(path, SHARD_MAGIC, SHARD_FORMAT_VERSION, &header, &payload)
+        .unwrap();
+    let err = read_shard(path).unwrap_err().to_string();
+    assert!(
+        err.contains("final men") && err.contains("not disjoint"),
+        "{err}"
+    );
+}
+
+#[test]
 fn shards_written_before_the_surprise_was_recorded_read_with_none() {
     use kvarn_selfplay::shard::{SHARD_FORMAT_VERSION, SHARD_MAGIC};
     let dir = tempfile::tempdir().unwrap();

@@ -31,14 +31,20 @@ pub struct TrainThroughput {
 }
 
 /// The benchmark batch: pseudo-random inputs, row `i` aiming its policy at action
-/// `31 i mod actions` and its value at outcome `i mod 3`.
+/// `31 i mod actions`, its value at outcome `i mod 3` and point `p`'s ownership at plane
+/// `(i + p) mod 3` (used where the network has an ownership head).
 pub fn reference_batch(network: &Network, batch: usize) -> Batch {
     let dims = network.dims();
     let mut policy = vec![0.0; batch * dims.actions];
     let mut value = vec![0.0; batch * 3];
+    let n = dims.points;
+    let mut ownership = vec![0.0; batch * 3 * n];
     for i in 0..batch {
         policy[i * dims.actions + (i * 31) % dims.actions] = 1.0;
         value[i * 3 + i % 3] = 1.0;
+        for p in 0..n {
+            ownership[i * 3 * n + ((i + p) % 3) * n + p] = 1.0;
+        }
     }
     Batch {
         size: batch,
@@ -47,6 +53,8 @@ pub fn reference_batch(network: &Network, batch: usize) -> Batch {
         policy,
         policy_weight: vec![1.0; batch],
         value,
+        ownership,
+        ownership_weight: vec![1.0; batch],
     }
 }
 

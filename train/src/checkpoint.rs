@@ -27,6 +27,10 @@ pub struct TrainingProgress {
     pub policy_sum: f64,
     /// Sum of the value losses of its steps.
     pub value_sum: f64,
+    /// Sum of the ownership losses of its steps (0 without the head, and in checkpoints
+    /// written before it was recorded).
+    #[serde(default)]
+    pub ownership_sum: f64,
     /// Steps taken.
     pub steps: u64,
     /// Seconds spent taking them (over every process that trained it).

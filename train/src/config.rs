@@ -74,6 +74,9 @@ pub struct TrainConfig {
     pub weight_decay: f32,
     /// Weight of the value loss against the policy loss.
     pub value_weight: f32,
+    /// Weight of the ownership head's loss (mean over points) against the policy loss,
+    /// where the network has the head (`network.ownership_head`).
+    pub ownership_weight: f32,
     /// Share of the value target taken from the search's win/draw/loss rather than the
     /// game's result (0: the result only).
     pub search_value_share: f32,
@@ -155,6 +158,7 @@ impl Default for TrainConfig {
             schedule: Schedule::Constant,
             weight_decay: 1e-4,
             value_weight: 1.0,
+            ownership_weight: 1.0,
             search_value_share: 0.0,
             bootstrap_explored: false,
             cheap_search_value: CheapSearchValue::Own,
@@ -194,6 +198,11 @@ impl TrainConfig {
         SettingError::check(
             self.value_weight.is_finite() && (0.0..=1000.0).contains(&self.value_weight),
             "train.value_weight",
+            "must be a finite number in [0, 1000]",
+        )?;
+        SettingError::check(
+            self.ownership_weight.is_finite() && (0.0..=1000.0).contains(&self.ownership_weight),
+            "train.ownership_weight",
             "must be a finite number in [0, 1000]",
         )?;
         SettingError::check(

@@ -316,6 +316,10 @@ pub struct TrainingFigures {
     pub loss_policy: f64,
     /// Mean value loss over the generation's steps.
     pub loss_value: f64,
+    /// Mean ownership loss over the generation's steps, where the network has the head
+    /// (`network.ownership_head`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_ownership: Option<f64>,
     /// The window's mean policy surprise in each phase that has full searches (none in
     /// generations recorded before it was measured).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -32,6 +32,8 @@ pub enum Metric {
     LossPolicy,
     /// Mean value loss over the generation's steps.
     LossValue,
+    /// Mean ownership loss over the generation's steps (networks with the head).
+    LossOwnership,
     /// The window's mean policy surprise in one phase.
     WindowSurpriseIn(Phase),
     /// Share of points against an opponent (a draw is half).
@@ -126,6 +128,7 @@ impl Metric {
             Metric::WindowSurpriseIn(p) => format!("train/window_policy_surprise_{}", p.name()),
             Metric::LossPolicy => "train/loss_policy_generation".into(),
             Metric::LossValue => "train/loss_value_generation".into(),
+            Metric::LossOwnership => "train/loss_ownership_generation".into(),
             Metric::Score(o) => format!("eval/score_vs_{}", o.slug()),
             Metric::Elo(o) => format!("eval/elo_vs_{}", o.slug()),
             Metric::Wins(o) => format!("eval/wins_vs_{}", o.slug()),
@@ -160,6 +163,7 @@ impl Metric {
             Metric::WindowSurpriseIn(p) => format!("window policy surprise, {}", p.name()),
             Metric::LossPolicy => "policy loss".into(),
             Metric::LossValue => "value loss".into(),
+            Metric::LossOwnership => "ownership loss".into(),
             Metric::Score(o) => format!("score vs {}", o.label()),
             Metric::Elo(o) => format!("Elo vs {}", o.label()),
             Metric::Wins(o) => format!("wins vs {}", o.label()),
@@ -192,9 +196,10 @@ impl Metric {
             Metric::SelfPlayPositionsPerSecond => Format::Fixed(0),
             Metric::SelfPlayAdjudicated | Metric::SelfPlayPlayedOut => Format::Share,
             Metric::TrainStepsPerSecond => Format::Fixed(2),
-            Metric::LossPolicy | Metric::LossValue | Metric::WindowSurpriseIn(_) => {
-                Format::Fixed(4)
-            }
+            Metric::LossPolicy
+            | Metric::LossValue
+            | Metric::LossOwnership
+            | Metric::WindowSurpriseIn(_) => Format::Fixed(4),
             Metric::Score(_)
             | Metric::SolverValueAccuracy
             | Metric::SolverValueKeeping
@@ -233,6 +238,7 @@ impl Metric {
                 .find(|s| s.phase == *p)
                 .map(|s| s.mean),
             Metric::LossValue => Some(record.training.loss_value),
+            Metric::LossOwnership => record.training.loss_ownership,
             Metric::Score(o) => record.result_vs(o).map(Tally::score),
             Metric::Elo(o) => record.result_vs(o).map(finite_elo),
             Metric::Wins(o) => record.result_vs(o).map(|t| f64::from(t.wins)),
@@ -301,6 +307,9 @@ pub fn metrics_of(config: &RunConfig) -> Vec<Metric> {
         Metric::LossPolicy,
         Metric::LossValue,
     ];
+    if config.network.has_ownership_head() {
+        out.push(Metric::LossOwnership);
+    }
     out.extend(phases_of(config).map(Metric::WindowSurpriseIn));
     if config.selfplay.endgame.in_games() {
         out.extend([Metric::SelfPlayAdjudicated, Metric::SelfPlayPlayedOut]);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use kvarn_eval::solver::benchmark::Phase;
-use kvarn_game::{ActionSpace, Color, Rules, SYMMETRY_COUNT, encoding};
+use kvarn_game::{ActionSpace, Bitboard, Color, Rules, SYMMETRY_COUNT, encoding};
 use kvarn_selfplay::{
     BranchPool, BranchStarts, Endgame, Sample, SampleSource, ShardError, ShardHeader, read_shard,
 };
@@ -33,6 +33,22 @@ pub struct Batch {
     pub policy_weight: Vec<f32>,
     /// Win/draw/loss targets for the player to move, `size × 3`.
     pub value: Vec<f32>,
+    /// The point planes of the game's final board seen from the row's player to move
+    /// (own, opponent, empty: `kvarn_game::encoding::encode_points`), `size × 3n`: the
+    /// target of the ownership head (`network.ownership_head`); zeros where unknown.
+    pub ownership: Vec<f32>,
+    /// 1 where the row's final board is known, else 0.
+    pub ownership_weight: Vec<f32>,
+}
+
+/// One game's samples from the shards, with its final board where recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameSamples {
+    /// The searched positions, in the game's order.
+    pub samples: Vec<Sample>,
+    /// The men of White and Black on the game's final board (absent in shards written
+    /// before it was recorded).
+    pub final_men: Option<[Bitboard; 2]>,
 }
 
 /// Why the window could not be filled.
@@ -66,6 +82,8 @@ pub struct ReplayWindow {
     searches: Vec<[f32; 3]>,
     /// Each sample's surprise frequency (see [`surprise_frequencies`]; 1: no weighting).
     frequencies: Vec<f32>,
+    /// The men of White and Black on the final board of each sample's game, where known.
+    finals: Vec<Option<[Bitboard; 2]>>,
     /// Whether the frequencies weigh the draws or the policy losses.
     surprise_weighs: SurpriseWeighs,
     /// Draws samples by weight (see [`ReplayWindow::weigh`]); none: uniformly.
@@ -93,6 +111,7 @@ impl ReplayWindow {
             outcomes: Vec::new(),
             searches: Vec::new(),
             frequencies: Vec::new(),
+            finals: Vec::new(),
             surprise_weighs: SurpriseWeighs::Draws,
             weighted: None,
         }
@@ -146,8 +165,8 @@ impl ReplayWindow {
         w.surprise_weighs = train.policy_surprise_weighs;
         for shards in generations {
             let (games, exact) = read_generation(rules, shards)?;
-            for samples in games {
-                w.add_game(samples, train);
+            for game in games {
+                w.add_game(game, train);
             }
             w.extend(exact);
         }
@@ -157,13 +176,17 @@ impl ReplayWindow {
             w.outcomes.drain(..cut);
             w.searches.drain(..cut);
             w.frequencies.drain(..cut);
+            w.finals.drain(..cut);
         }
         Ok(w)
     }
 
     /// Adds one game's samples, in order, with their value-target parts and their
     /// surprise frequencies as [`ReplayWindow::load`] says.
-    fn add_game(&mut self, samples: Vec<Sample>, train: &TrainConfig) {
+    fn add_game(&mut self, game: GameSamples, train: &TrainConfig) {
+        let GameSamples { samples, final_men } = game;
+        self.finals
+            .extend(std::iter::repeat_n(final_men, samples.len()));
         let outcomes = outcome_targets(&samples, train.bootstrap_explored);
         let searches = search_targets(&samples, &outcomes, train.cheap_search_value);
         self.searches.extend(searches);
@@ -181,6 +204,7 @@ impl ReplayWindow {
             self.outcomes.push(result_wdl(sample.result));
             self.searches.push(sample.search_wdl);
             self.frequencies.push(1.0);
+            self.finals.push(None);
             self.samples.push(sample);
         }
     }
@@ -270,6 +294,23 @@ impl ReplayWindow {
         (features, legal, policy, value)
     }
 
+    /// The ownership target of sample `i` under board symmetry `sym`: the point planes
+    /// (own, opponent, empty) of its game's final board, seen from the sample's player to
+    /// move; none where the final board is unknown (samples from the databases, shards
+    /// written before it was recorded).
+    ///
+    /// # Panics
+    /// When `i` is out of range.
+    pub fn ownership_target(&self, i: usize, sym: usize) -> Option<Vec<f32>> {
+        let men = self.finals[i]?;
+        let board = self.rules.board();
+        let us = self.samples[i].position.side_to_move();
+        let image = |c: Color| board.map_bitboard(sym, men[c.index()]);
+        let mut planes = vec![0f32; 3 * board.len()];
+        encoding::encode_points(board, image(us), image(us.opposite()), &mut planes);
+        Some(planes)
+    }
+
     /// The index of one sample, drawn uniformly or by the weights of
     /// [`ReplayWindow::weigh`].
     ///
@@ -305,6 +346,8 @@ impl ReplayWindow {
             policy: Vec::with_capacity(size * self.space.len()),
             policy_weight: Vec::with_capacity(size),
             value: Vec::with_capacity(size * 3),
+            ownership: Vec::with_capacity(size * 3 * self.rules.board().len()),
+            ownership_weight: Vec::with_capacity(size),
         };
         for _ in 0..size {
             let i = self.draw(rng);
@@ -319,6 +362,17 @@ impl ReplayWindow {
             b.policy.extend(p);
             b.policy_weight.push(self.policy_weight(i));
             b.value.extend(v);
+            match self.ownership_target(i, sym) {
+                Some(planes) => {
+                    b.ownership.extend(planes);
+                    b.ownership_weight.push(1.0);
+                }
+                None => {
+                    let n = 3 * self.rules.board().len();
+                    b.ownership.extend(std::iter::repeat_n(0.0, n));
+                    b.ownership_weight.push(0.0);
+                }
+            }
         }
         b
     }
@@ -443,25 +497,26 @@ fn read_rules_shard(rules: Rules, path: &Path) -> Result<(ShardHeader, Vec<Sampl
     Ok((header, samples))
 }
 
-/// One generation's shards: the samples of each game, the games in the order of their
-/// index whatever shards they were written in, and the samples from the databases.
+/// One generation's shards: each game's samples and final board, the games in the order
+/// of their index whatever shards they were written in, and the samples from the
+/// databases.
 ///
 /// # Errors
 /// A shard is damaged or of other rules.
 pub fn read_generation(
     rules: Rules,
     shards: &[PathBuf],
-) -> Result<(Vec<Vec<Sample>>, Vec<Sample>), ReplayError> {
+) -> Result<(Vec<GameSamples>, Vec<Sample>), ReplayError> {
     let (mut games, mut exact) = (Vec::new(), Vec::new());
     for path in shards {
         let (header, samples) = read_rules_shard(rules, path)?;
         match header.source {
-            SampleSource::Games => games.extend(games_of_shard(&header, samples)),
+            SampleSource::Games => games.extend(games_of_shard(rules, path, &header, samples)?),
             SampleSource::Databases => exact.extend(samples),
         }
     }
     games.sort_by_key(|(index, _)| *index);
-    Ok((games.into_iter().map(|(_, s)| s).collect(), exact))
+    Ok((games.into_iter().map(|(_, g)| g).collect(), exact))
 }
 
 /// The branch starts' pool of one generation's `shards` (`selfplay.branch_starts`): its
@@ -478,7 +533,8 @@ pub fn branch_pool(
     settings: &BranchStarts,
 ) -> Result<BranchPool, ReplayError> {
     let (games, _) = read_generation(rules, shards)?;
-    let pool = BranchPool::from_samples(&rules, games.iter().flatten(), endgame, settings);
+    let samples = games.iter().flat_map(|g| &g.samples);
+    let pool = BranchPool::from_samples(&rules, samples, endgame, settings);
     if pool.is_empty() {
         tracing::warn!(
             shards = shards.len(),
@@ -489,12 +545,26 @@ pub fn branch_pool(
     Ok(pool)
 }
 
-/// The games of a shard of games: each game's index and its samples.
-fn games_of_shard(header: &ShardHeader, samples: Vec<Sample>) -> Vec<(u64, Vec<Sample>)> {
+/// The games of a shard of games: each game's index, samples and final board.
+///
+/// # Errors
+/// A final board is not one of `rules`' boards.
+fn games_of_shard(
+    rules: Rules,
+    path: &Path,
+    header: &ShardHeader,
+    samples: Vec<Sample>,
+) -> Result<Vec<(u64, GameSamples)>, ReplayError> {
     let mut rest = samples.into_iter();
     header
         .game_list
         .iter()
-        .map(|g| (g.index, rest.by_ref().take(g.samples as usize).collect()))
+        .map(|g| {
+            let final_men = g
+                .final_board(&rules)
+                .map_err(|reason| ShardError::invalid(path, reason))?;
+            let samples = rest.by_ref().take(g.samples as usize).collect();
+            Ok((g.index, GameSamples { samples, final_men }))
+        })
         .collect()
 }

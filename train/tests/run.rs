@@ -22,6 +22,7 @@ fn config(generations: u32) -> RunConfig {
         network: NetConfig::Mlp {
             hidden: 16,
             blocks: 1,
+            ownership_head: false,
         },
         search: SearchConfig {
             simulations: 8,
@@ -149,6 +150,44 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
 }
 
 #[test]
+fn a_run_with_the_ownership_head_trains_it_records_its_loss_and_resumes_exactly() {
+    let mut cfg = config(2);
+    cfg.network = NetConfig::Mlp {
+        hidden: 16,
+        blocks: 1,
+        ownership_head: true,
+    };
+    let (dir, whole_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (d, whole) = (&RunDir::new(dir.path()), &RunDir::new(whole_dir.path()));
+    begin(&cfg, d).unwrap();
+    begin(&cfg, whole).unwrap();
+    // Stopped inside generation 2's training, after 3 of its 6 steps.
+    run(d, &stop_at(2, 9), None, |_, _| {}).unwrap();
+    let resumed = run(d, &gens(2), None, |_, _| {}).unwrap();
+    let uninterrupted = run(whole, &gens(2), None, |_, _| {}).unwrap();
+    let losses = |m: &Manifest| -> Vec<f64> {
+        m.history
+            .iter()
+            .map(|r| r.training.loss_ownership.expect("an ownership loss"))
+            .collect()
+    };
+    let (a, b) = (losses(&resumed), losses(&uninterrupted));
+    assert!(a.iter().all(|&l| l > 0.0 && l < 2.0), "{a:?}");
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() < 1e-6, "resumed {a:?} vs uninterrupted {b:?}");
+    }
+    let csv = std::fs::read_to_string(d.summary_csv()).unwrap();
+    assert!(csv.contains("train/loss_ownership_generation"), "{csv}");
+    // The model file keeps the head; play ignores it.
+    let device = kvarn_model::burn::tensor::Device::flex();
+    let (net, header) = kvarn_model::file::load(&d.model(2), &device).unwrap();
+    assert!(header.network.has_ownership_head());
+    let (other, _) = kvarn_model::file::load(&whole.model(2), &device).unwrap();
+    let x = vec![0.5f32; net.dims().input];
+    assert_eq!(net.evaluate(&x, None, 1), other.evaluate(&x, None, 1));
+}
+
+#[test]
 fn branch_starts_draw_from_the_previous_generation_the_same_games_every_time() {
     let mut cfg = config(2);
     cfg.selfplay.branch_starts.share = 1.0;
@@ -210,6 +249,9 @@ fn dir_games(dir: &RunDir, g: u32) -> Vec<Vec<kvarn_selfplay::Sample>> {
     kvarn_train::replay::read_generation(Rules::new(Variant::Six), &files)
         .unwrap()
         .0
+        .into_iter()
+        .map(|g| g.samples)
+        .collect()
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {

@@ -339,3 +339,29 @@ fn settings_on_top_of_a_configuration_are_put_in_and_bad_ones_named() {
     let text = RunConfig::with_settings(BASE, "t", &["train.batch_sise=3".into()]).unwrap();
     assert!(refusal(&text).contains("batch_sise"));
 }
+
+#[test]
+fn the_ownership_head_is_an_mlps_and_its_weight_is_checked() {
+    let text = format!(
+        "{BASE}\n[network]\nkind = \"mlp\"\nhidden = 32\nblocks = 1\nownership_head = true\n[train]\nownership_weight = 0.5\n"
+    );
+    let c = RunConfig::parse(&text, "test.toml").unwrap();
+    assert_eq!(
+        c.network,
+        kvarn_model::NetConfig::Mlp {
+            hidden: 32,
+            blocks: 1,
+            ownership_head: true
+        }
+    );
+    assert_eq!(c.train.ownership_weight, 0.5);
+    assert_eq!(c.network.describe(), "mlp 2x32 +ownership");
+    let plain = RunConfig::parse(BASE, "test.toml").unwrap();
+    assert!(!plain.network.describe().contains("ownership"));
+    let e = refusal(&format!(
+        "{BASE}\n[network]\nkind = \"graph\"\nownership_head = true\n"
+    ));
+    assert!(e.contains("ownership_head"), "{e}");
+    let e = refusal(&format!("{BASE}\n[train]\nownership_weight = -1.0\n"));
+    assert!(e.contains("train.ownership_weight"), "{e}");
+}

@@ -18,6 +18,7 @@ fn config(generations: u32) -> RunConfig {
         network: NetConfig::Mlp {
             hidden: 16,
             blocks: 1,
+            ownership_head: false,
         },
         search: SearchConfig {
             simulations: 8,
@@ -128,6 +129,7 @@ fn a_run_starts_from_a_given_model_of_its_network_and_refuses_another() {
         NetConfig::Mlp {
             hidden: 24,
             blocks: 1,
+            ownership_head: false,
         },
         0,
         &device,

@@ -127,6 +127,7 @@ fn training_steps_lower_the_loss_on_a_fixed_batch() {
         NetConfig::Mlp {
             hidden: 64,
             blocks: 1,
+            ownership_head: false,
         },
         NetConfig::Graph {
             channels: 16,
@@ -245,6 +246,7 @@ fn a_checkpoint_resumes_training_exactly() {
         NetConfig::Mlp {
             hidden: 32,
             blocks: 1,
+            ownership_head: false,
         },
         9,
         &device,
@@ -271,6 +273,7 @@ fn a_checkpoint_resumes_training_exactly() {
         generation: 2,
         policy_sum: 1.5,
         value_sum: 0.5,
+        ownership_sum: 0.25,
         steps: 3,
         seconds: 0.25,
     };
@@ -352,6 +355,7 @@ fn one_game_shard(path: &std::path::Path, rules: Rules, game: &[Sample]) {
             result: 0,
             plies: game.len() as u32,
             samples: game.len() as u32,
+            final_men: None,
         }],
         model: "test".into(),
         source: kvarn_selfplay::SampleSource::Games,

@@ -4,9 +4,10 @@
 
 use std::collections::BTreeSet;
 
-use kvarn_game::{ActionSpace, Rules, Variant};
+use kvarn_game::{ActionSpace, Color, Rules, SYMMETRY_COUNT, Variant, encoding};
 use kvarn_selfplay::{SearchConfig, SelfPlayConfig, SelfPlayJob, UniformEvaluator};
 use kvarn_train::{ReplayWindow, TrainConfig};
+use rand::SeedableRng;
 
 /// Default training settings with a window of `window_samples`.
 fn keep(window_samples: usize) -> TrainConfig {
@@ -110,10 +111,56 @@ fn samples_from_the_databases_follow_their_generations_games_in_the_window() {
     assert_eq!(window.len(), n + 7);
     assert_eq!(window.samples()[..n], games.samples()[..]);
     assert_eq!(window.samples()[n..], exact[..]);
+    // Samples from the databases have no game, and so no final board to own.
+    assert!(window.ownership_target(n - 1, 0).is_some());
+    assert!((n..n + 7).all(|i| window.ownership_target(i, 0).is_none()));
     // A shard of games keeps its header as before: no source named.
     let bytes = std::fs::read(&files(dir.path())[1]).unwrap();
     let text = String::from_utf8_lossy(&bytes);
     assert!(text.contains("game_list") && !text.contains("\"source\""));
     let (header, _) = kvarn_selfplay::read_shard(&dir.path().join("a-exact.kvsp")).unwrap();
     assert_eq!(header.source, kvarn_selfplay::SampleSource::Databases);
+}
+
+#[test]
+fn ownership_targets_are_the_final_board_seen_by_the_mover_under_each_symmetry() {
+    let rules = Rules::new(Variant::Six);
+    let dir = tempfile::tempdir().unwrap();
+    shards(rules, 4, &[], dir.path());
+    let (games, _) = kvarn_train::replay::read_generation(rules, &files(dir.path())).unwrap();
+    let window = ReplayWindow::load(rules, &[files(dir.path())], &keep(usize::MAX)).unwrap();
+    let board = rules.board();
+    let n = board.len();
+    let mut i = 0;
+    for game in &games {
+        let [white, black] = game.final_men.expect("recorded");
+        for sample in &game.samples {
+            let (own, theirs) = match sample.position.side_to_move() {
+                Color::White => (white, black),
+                Color::Black => (black, white),
+            };
+            let mut want = vec![0.0; 3 * n];
+            encoding::encode_points(board, own, theirs, &mut want);
+            assert_eq!(window.ownership_target(i, 0).as_ref(), Some(&want));
+            for sym in 0..SYMMETRY_COUNT {
+                let image = window.ownership_target(i, sym).unwrap();
+                for sq in board.squares() {
+                    let from = board.local_index(sq);
+                    let to = board.local_index(board.map_square(sym, sq));
+                    for plane in 0..3 {
+                        assert_eq!(image[plane * n + to], want[plane * n + from]);
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+    assert_eq!(i, window.len());
+    // A batch carries each row's target, one plane per point, with weight 1.
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+    let batch = window.batch(&mut rng, 64, true, 0.5);
+    assert_eq!(batch.ownership_weight, vec![1.0; 64]);
+    for row in batch.ownership.chunks_exact(3 * n) {
+        assert!((0..n).all(|p| row[p] + row[n + p] + row[2 * n + p] == 1.0));
+    }
 }

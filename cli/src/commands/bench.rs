@@ -78,6 +78,9 @@ pub struct TrainArgs {
     /// Train through burn's autodiff even where the fast CPU MLP path applies.
     #[arg(long)]
     burn: bool,
+    /// Give the network the training-only ownership head (`network.ownership_head`).
+    #[arg(long)]
+    ownership_head: bool,
 }
 
 /// Arguments of `kvarn bench replay`.
@@ -478,6 +481,7 @@ fn infer(args: &InferArgs) -> anyhow::Result<()> {
         "mlp" => kvarn_model::NetConfig::Mlp {
             hidden: args.hidden,
             blocks: args.blocks,
+            ownership_head: false,
         },
         "graph" => kvarn_model::NetConfig::Graph {
             channels: args.hidden,
@@ -525,6 +529,7 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
     let config = kvarn_model::NetConfig::Mlp {
         hidden: args.hidden,
         blocks: args.blocks,
+        ownership_head: args.ownership_head,
     };
     config.validate()?;
     anyhow::ensure!(

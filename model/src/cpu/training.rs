@@ -68,8 +68,8 @@ impl Layer {
 }
 
 /// A residual MLP being trained: parameters, gradients, AdamW moments and the activations
-/// of the last forward pass. Layers are in [`ResidualMlp::layers`] order: stem, residual
-/// layers, policy head, value head.
+/// of the last forward pass. Layers are in [`ResidualMlp::training_layers`] order: stem,
+/// residual layers, policy head, value head, and the ownership head where there is one.
 #[derive(Debug, Clone)]
 pub struct MlpTraining {
     layers: Vec<Layer>,
@@ -79,14 +79,15 @@ pub struct MlpTraining {
     moment_2: Vec<f32>,
     /// AdamW steps taken.
     time: u32,
+    /// The heads: the last layers, each fed by the last hidden layer.
+    heads: usize,
     rows: usize,
     input: Vec<f32>,
     /// Output of the stem and of each residual layer.
     hidden: Vec<Vec<f32>>,
-    /// Policy logits of the last forward pass, `rows × actions`.
-    policy: Vec<f32>,
-    /// Win/draw/loss logits of the last forward pass, `rows × 3`.
-    value: Vec<f32>,
+    /// Each head's logits of the last forward pass: policy `rows × actions`, win/draw/loss
+    /// `rows × 3`, ownership `rows × 3n`.
+    logits: Vec<Vec<f32>>,
     d_hidden: Vec<f32>,
     scratch: Vec<f32>,
 }
@@ -96,7 +97,7 @@ impl MlpTraining {
     pub fn from_burn(mlp: &ResidualMlp) -> MlpTraining {
         let mut layers = Vec::new();
         let mut params = Vec::new();
-        for (_, linear) in mlp.layers() {
+        for (_, linear) in mlp.training_layers() {
             let w = linear.weight.val();
             let [inputs, outputs] = w.dims();
             layers.push(Layer {
@@ -118,11 +119,11 @@ impl MlpTraining {
             moment_1: vec![0.0; n],
             moment_2: vec![0.0; n],
             time: 0,
+            heads: if mlp.has_ownership_head() { 3 } else { 2 },
             rows: 0,
             input: Vec::new(),
             hidden: Vec::new(),
-            policy: Vec::new(),
-            value: Vec::new(),
+            logits: Vec::new(),
             d_hidden: Vec::new(),
             scratch: Vec::new(),
         }
@@ -149,7 +150,18 @@ impl MlpTraining {
 
     /// Policy outputs per row.
     pub fn actions(&self) -> usize {
-        self.layers[self.layers.len() - 2].outputs
+        self.layers[self.layers.len() - self.heads].outputs
+    }
+
+    /// Whether the network has the ownership head.
+    pub fn has_ownership_head(&self) -> bool {
+        self.heads == 3
+    }
+
+    /// The ownership logits of the last forward pass (`rows × 3n`, the point planes'
+    /// layout), where the network has the head.
+    pub fn ownership_logits(&self) -> Option<&[f32]> {
+        self.logits.get(2).map(Vec::as_slice)
     }
 
     fn width(&self) -> usize {
@@ -165,7 +177,7 @@ impl MlpTraining {
     pub fn forward(&mut self, x: &[f32], rows: usize) -> (&[f32], &[f32]) {
         assert_eq!(x.len(), rows * self.input_len(), "feature rows");
         let width = self.width();
-        let blocks = self.layers.len() - 3;
+        let blocks = self.layers.len() - 1 - self.heads;
         self.rows = rows;
         self.input.clear();
         self.input.extend_from_slice(x);
@@ -193,17 +205,15 @@ impl MlpTraining {
             kernels::residual_bias_relu(&mut next[0], &self.scratch, &self.params[layer.bias()]);
         }
         self.heads_forward();
-        (&self.policy, &self.value)
+        (&self.logits[0], &self.logits[1])
     }
 
     fn heads_forward(&mut self) {
         let rows = self.rows;
-        let n = self.layers.len();
+        let first = self.layers.len() - self.heads;
         let last = &self.hidden[self.hidden.len() - 1];
-        for (layer, out) in [
-            (self.layers[n - 2], &mut self.policy),
-            (self.layers[n - 1], &mut self.value),
-        ] {
+        self.logits.resize_with(self.heads, Vec::new);
+        for (&layer, out) in self.layers[first..].iter().zip(&mut self.logits) {
             out.resize(rows * layer.outputs, 0.0);
             Product::new(rows, layer.outputs, layer.inputs)
                 .with_parallel()
@@ -212,18 +222,21 @@ impl MlpTraining {
         }
     }
 
-    /// Gradients of every parameter from the gradients of the last forward pass's policy
-    /// and value logits (same shapes as the logits).
+    /// Gradients of every parameter from the gradients of the last forward pass's logits,
+    /// one slice per head in order (policy, value, ownership where there is the head),
+    /// each of its logits' shape.
     ///
     /// # Panics
-    /// When the gradients do not match the last forward pass's shapes.
-    pub fn backward(&mut self, d_policy: &[f32], d_value: &[f32]) {
-        assert_eq!(d_policy.len(), self.policy.len(), "policy gradient rows");
-        assert_eq!(d_value.len(), self.value.len(), "value gradient rows");
+    /// When the gradients do not match the last forward pass's heads and shapes.
+    pub fn backward(&mut self, d_logits: &[&[f32]]) {
+        assert_eq!(d_logits.len(), self.heads, "a gradient for every head");
+        for (d, l) in d_logits.iter().zip(&self.logits) {
+            assert_eq!(d.len(), l.len(), "head gradient rows");
+        }
         let rows = self.rows;
         let width = self.width();
         self.d_hidden.resize(rows * width, 0.0);
-        self.heads_backward(d_policy, d_value);
+        self.heads_backward(d_logits);
         for k in (1..self.hidden.len()).rev() {
             let layer = self.layers[k];
             kernels::relu_backward(&mut self.d_hidden, &self.hidden[k]);
@@ -257,17 +270,11 @@ impl MlpTraining {
     }
 
     /// Head gradients, and the gradient of the last hidden layer into `d_hidden`.
-    fn heads_backward(&mut self, d_policy: &[f32], d_value: &[f32]) {
+    fn heads_backward(&mut self, d_logits: &[&[f32]]) {
         let rows = self.rows;
-        let n = self.layers.len();
+        let first = self.layers.len() - self.heads;
         let last = &self.hidden[self.hidden.len() - 1];
-        for (i, (layer, d)) in [
-            (self.layers[n - 2], d_policy),
-            (self.layers[n - 1], d_value),
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (i, (&layer, &d)) in self.layers[first..].iter().zip(d_logits).enumerate() {
             Product {
                 a: Transpose::Yes,
                 ..Product::new(layer.inputs, layer.outputs, rows)

@@ -96,6 +96,7 @@ pub fn train(
         let l = step(config, &window, trainer);
         sums.policy_sum += f64::from(l.policy);
         sums.value_sum += f64::from(l.value);
+        sums.ownership_sum += f64::from(l.ownership);
         sums.steps += 1;
         log_step(metrics, trainer.step, &l);
         if let Some(p) = progress {
@@ -119,6 +120,10 @@ pub fn train(
         window_samples: window.len(),
         loss_policy: sums.policy_sum / n,
         loss_value: sums.value_sum / n,
+        loss_ownership: config
+            .network
+            .has_ownership_head()
+            .then_some(sums.ownership_sum / n),
         surprise_by_phase: window.surprise_by_phase(),
     }))
 }
@@ -158,6 +163,9 @@ fn save_checkpoint(
 fn log_step(metrics: &mut Metrics, step: u64, l: &Losses) {
     metrics.scalar("train/loss_policy", step, f64::from(l.policy));
     metrics.scalar("train/loss_value", step, f64::from(l.value));
+    if l.ownership > 0.0 {
+        metrics.scalar("train/loss_ownership", step, f64::from(l.ownership));
+    }
     metrics.scalar("train/learning_rate", step, l.learning_rate);
     metrics.scalar("train/policy_accuracy", step, f64::from(l.policy_accuracy));
     metrics.scalar("train/value_accuracy", step, f64::from(l.value_accuracy));

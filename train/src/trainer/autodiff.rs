@@ -5,7 +5,7 @@ use kvarn_model::Network;
 use kvarn_model::burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use kvarn_model::burn::tensor::{Bool, Tensor, TensorData};
 
-use super::Losses;
+use super::{LossWeights, Losses};
 use crate::replay::Batch;
 
 /// A network on its device's autodiff form, with burn's optimiser state.
@@ -19,6 +19,8 @@ struct LossTensors {
     total: Tensor<1>,
     policy: Tensor<1>,
     value: Tensor<1>,
+    /// None without the ownership head.
+    ownership: Option<Tensor<1>>,
     policy_accuracy: f32,
     value_accuracy: f32,
 }
@@ -28,6 +30,7 @@ impl LossTensors {
         Losses {
             policy: scalar(self.policy.clone()),
             value: scalar(self.value.clone()),
+            ownership: self.ownership.clone().map_or(0.0, scalar),
             total: scalar(self.total.clone()),
             policy_accuracy: self.policy_accuracy,
             value_accuracy: self.value_accuracy,
@@ -63,8 +66,8 @@ impl Autodiff {
         Ok(())
     }
 
-    /// Total, policy and value losses, and the policy and value accuracies.
-    fn loss(&self, batch: &Batch, value_weight: f32) -> LossTensors {
+    /// Total, policy, value and ownership losses, and the policy and value accuracies.
+    fn loss(&self, batch: &Batch, weights: LossWeights) -> LossTensors {
         let dims = self.network.dims();
         let device = self.network.device();
         let n = batch.size;
@@ -75,9 +78,9 @@ impl Autodiff {
             TensorData::new(batch.legal.clone(), [n, dims.actions]),
             device,
         );
-        let (log_policy, log_value) = self
+        let (log_policy, log_value, log_ownership) = self
             .network
-            .forward_log_probs(tensor(&batch.features, dims.input), legal);
+            .forward_training(tensor(&batch.features, dims.input), legal);
         let target = tensor(&batch.policy, dims.actions);
         let weight_sum = batch.policy_weight.iter().sum::<f32>().max(1.0);
         let weight =
@@ -93,26 +96,48 @@ impl Autodiff {
             .reshape([n])
             .neg()
             .mean();
+        let ownership = log_ownership.map(|log_ownership| {
+            let target = Tensor::<3>::from_data(
+                TensorData::new(batch.ownership.clone(), [n, 3, dims.points]),
+                device,
+            );
+            let weight = Tensor::<1>::from_data(
+                TensorData::new(batch.ownership_weight.clone(), [n]),
+                device,
+            );
+            let per_row = (target * log_ownership)
+                .sum_dim(1)
+                .reshape([n, dims.points])
+                .mean_dim(1)
+                .reshape([n])
+                .neg();
+            (per_row * weight).mean()
+        });
+        let mut total = policy.clone() + value.clone().mul_scalar(weights.value);
+        if let Some(o) = &ownership {
+            total = total + o.clone().mul_scalar(weights.ownership);
+        }
         LossTensors {
-            total: policy.clone() + value.clone().mul_scalar(value_weight),
+            total,
             policy,
             value,
+            ownership,
             policy_accuracy,
             value_accuracy,
         }
     }
 
-    pub(super) fn losses(&self, batch: &Batch, value_weight: f32) -> Losses {
-        self.loss(batch, value_weight).figures(0.0)
+    pub(super) fn losses(&self, batch: &Batch, weights: LossWeights) -> Losses {
+        self.loss(batch, weights).figures(0.0)
     }
 
     pub(super) fn train_step(
         &mut self,
         batch: &Batch,
-        value_weight: f32,
+        weights: LossWeights,
         learning_rate: f64,
     ) -> Losses {
-        let loss = self.loss(batch, value_weight);
+        let loss = self.loss(batch, weights);
         let losses = loss.figures(learning_rate);
         let grads = loss.total.backward();
         let grads = GradientsParams::from_grads(grads, &self.network.model);
@@ -126,17 +151,17 @@ impl Autodiff {
 #[cfg(test)]
 impl Autodiff {
     /// The gradients of every parameter on `batch`, per layer (weights, bias) in
-    /// `ResidualMlp::layers` order (for tests of the fast path).
-    pub(super) fn gradients(&self, batch: &Batch, value_weight: f32) -> Vec<Vec<f32>> {
+    /// `ResidualMlp::training_layers` order (for tests of the fast path).
+    pub(super) fn gradients(&self, batch: &Batch, weights: LossWeights) -> Vec<Vec<f32>> {
         let kvarn_model::Model::Mlp(mlp) = &self.network.model else {
             panic!("gradients are compared for MLPs");
         };
-        let grads = self.loss(batch, value_weight).total.backward();
+        let grads = self.loss(batch, weights).total.backward();
         let grad =
             |t: Option<Tensor<2>>| t.expect("a gradient").into_data().iter::<f32>().collect();
         let grad1 =
             |t: Option<Tensor<1>>| t.expect("a gradient").into_data().iter::<f32>().collect();
-        mlp.layers()
+        mlp.training_layers()
             .into_iter()
             .flat_map(|(_, l)| {
                 let bias = l.bias.as_ref().expect("biased layers").val();

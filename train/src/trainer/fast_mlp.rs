@@ -7,7 +7,7 @@ use kvarn_model::cpu::{AdamW, MlpTraining, OptimizerStateError, kernels};
 use kvarn_model::{Model, Network};
 use rayon::prelude::*;
 
-use super::Losses;
+use super::{LossWeights, Losses};
 use crate::replay::Batch;
 
 /// What a masked-out action's logit becomes before the softmax (as in
@@ -22,6 +22,7 @@ pub(super) struct FastMlp {
     adamw: AdamW,
     d_policy: Vec<f32>,
     d_value: Vec<f32>,
+    d_ownership: Vec<f32>,
 }
 
 impl FastMlp {
@@ -44,6 +45,7 @@ impl FastMlp {
             },
             d_policy: Vec::new(),
             d_value: Vec::new(),
+            d_ownership: Vec::new(),
         })
     }
 
@@ -64,42 +66,63 @@ impl FastMlp {
         self.training.load_optimizer(bytes)
     }
 
-    /// Forward pass and loss; the logits' gradients are left in `d_policy`, `d_value`.
-    fn loss(&mut self, batch: &Batch, value_weight: f32) -> Losses {
+    /// Forward pass and loss; the logits' gradients are left in `d_policy`, `d_value` and
+    /// `d_ownership`.
+    fn loss(&mut self, batch: &Batch, weights: LossWeights) -> Losses {
         let (policy, value) = self.training.forward(&batch.features, batch.size);
         let mut losses = policy_loss(policy, batch, &mut self.d_policy);
         let (value_loss, value_accuracy) =
-            value_loss(value, batch, value_weight, &mut self.d_value);
+            value_loss(value, batch, weights.value, &mut self.d_value);
         losses.value = value_loss;
         losses.value_accuracy = value_accuracy;
-        losses.total = losses.policy + value_weight * value_loss;
+        if let Some(logits) = self.training.ownership_logits() {
+            let points = self.network.dims().points;
+            losses.ownership = ownership_loss(
+                logits,
+                batch,
+                points,
+                weights.ownership,
+                &mut self.d_ownership,
+            );
+        }
+        losses.total =
+            losses.policy + weights.value * value_loss + weights.ownership * losses.ownership;
         losses
     }
 
-    pub(super) fn losses(&mut self, batch: &Batch, value_weight: f32) -> Losses {
-        self.loss(batch, value_weight)
+    /// The logits' gradients of the last [`FastMlp::loss`], one per head.
+    fn backward(&mut self) {
+        let mut heads = vec![self.d_policy.as_slice(), self.d_value.as_slice()];
+        if self.training.has_ownership_head() {
+            heads.push(&self.d_ownership);
+        }
+        self.training.backward(&heads);
+    }
+
+    pub(super) fn losses(&mut self, batch: &Batch, weights: LossWeights) -> Losses {
+        self.loss(batch, weights)
     }
 
     pub(super) fn train_step(
         &mut self,
         batch: &Batch,
-        value_weight: f32,
+        weights: LossWeights,
         learning_rate: f64,
     ) -> Losses {
         let losses = Losses {
             learning_rate,
-            ..self.loss(batch, value_weight)
+            ..self.loss(batch, weights)
         };
-        self.training.backward(&self.d_policy, &self.d_value);
+        self.backward();
         self.training.step(&self.adamw, learning_rate);
         losses
     }
 
     /// The gradients of the last step's backward pass, per layer (for tests).
     #[cfg(test)]
-    pub(super) fn gradients(&mut self, batch: &Batch, value_weight: f32) -> Vec<Vec<f32>> {
-        self.loss(batch, value_weight);
-        self.training.backward(&self.d_policy, &self.d_value);
+    pub(super) fn gradients(&mut self, batch: &Batch, weights: LossWeights) -> Vec<Vec<f32>> {
+        self.loss(batch, weights);
+        self.backward();
         self.training
             .gradients()
             .into_iter()
@@ -216,4 +239,45 @@ fn value_loss(logits: &[f32], batch: &Batch, value_weight: f32, grad: &mut Vec<f
         hits += usize::from(hit);
     }
     ((loss / f64::from(n)) as f32, hits as f32 / n)
+}
+
+/// The ownership head's loss: per row, the mean over the `points` points of the
+/// cross-entropy of the softmax over each point's three logits (own, opponent, empty, in
+/// the point planes' layout) against the final board, times the row's ownership weight;
+/// averaged over the rows. The logits' gradients, scaled by `weight`, go into `grad`.
+fn ownership_loss(
+    logits: &[f32],
+    batch: &Batch,
+    points: usize,
+    weight: f32,
+    grad: &mut Vec<f32>,
+) -> f32 {
+    let width = 3 * points;
+    let cells = batch.size.max(1) as f32 * points as f32;
+    grad.resize(logits.len(), 0.0);
+    let mut loss = 0.0f64;
+    for (r, (row, g)) in logits
+        .chunks_exact(width)
+        .zip(grad.chunks_exact_mut(width))
+        .enumerate()
+    {
+        let w = batch.ownership_weight[r];
+        let target = &batch.ownership[r * width..(r + 1) * width];
+        for p in 0..points {
+            let at = [p, points + p, 2 * points + p];
+            let mut d = [0.0f32; 3];
+            let (l, _) = row_loss(
+                &at.map(|i| row[i]),
+                None,
+                &at.map(|i| target[i]),
+                weight * w / cells,
+                &mut d,
+            );
+            loss += f64::from(w) * l;
+            for (&i, d) in at.iter().zip(d) {
+                g[i] = d;
+            }
+        }
+    }
+    (loss / f64::from(cells)) as f32
 }

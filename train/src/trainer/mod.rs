@@ -19,7 +19,10 @@ pub struct Losses {
     pub policy: f32,
     /// Win/draw/loss cross-entropy against the value target.
     pub value: f32,
-    /// `policy + value_weight × value`.
+    /// The ownership head's cross-entropy against the final board, per point (0 without
+    /// the head).
+    pub ownership: f32,
+    /// `policy + value_weight × value + ownership_weight × ownership`.
     pub total: f32,
     /// Share of rows with a full search whose most likely move is the search's most
     /// visited one.
@@ -28,6 +31,23 @@ pub struct Losses {
     pub value_accuracy: f32,
     /// Learning rate of the step (0 when no step was taken).
     pub learning_rate: f64,
+}
+
+/// The weights of the losses against the policy loss (`train.value_weight`,
+/// `train.ownership_weight`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct LossWeights {
+    pub value: f32,
+    pub ownership: f32,
+}
+
+impl LossWeights {
+    fn of(config: &TrainConfig) -> LossWeights {
+        LossWeights {
+            value: config.value_weight,
+            ownership: config.ownership_weight,
+        }
+    }
 }
 
 /// The implementation taking the steps.
@@ -130,20 +150,20 @@ impl Trainer {
 
     /// Losses of `batch` without training.
     pub fn losses(&mut self, batch: &Batch) -> Losses {
-        let value_weight = self.config.value_weight;
+        let weights = LossWeights::of(&self.config);
         match &mut self.engine {
-            Engine::Autodiff(a) => a.losses(batch, value_weight),
-            Engine::FastMlp(f) => f.losses(batch, value_weight),
+            Engine::Autodiff(a) => a.losses(batch, weights),
+            Engine::FastMlp(f) => f.losses(batch, weights),
         }
     }
 
     /// One optimiser step on `batch`; returns its losses before the step.
     pub fn train_step(&mut self, batch: &Batch) -> Losses {
         let learning_rate = self.config.learning_rate_at(self.step);
-        let value_weight = self.config.value_weight;
+        let weights = LossWeights::of(&self.config);
         let losses = match &mut self.engine {
-            Engine::Autodiff(a) => a.train_step(batch, value_weight, learning_rate),
-            Engine::FastMlp(f) => f.train_step(batch, value_weight, learning_rate),
+            Engine::Autodiff(a) => a.train_step(batch, weights, learning_rate),
+            Engine::FastMlp(f) => f.train_step(batch, weights, learning_rate),
         };
         self.step += 1;
         losses
@@ -159,10 +179,15 @@ mod tests {
     use rand_pcg::Pcg64Mcg;
 
     fn network() -> Network {
+        network_with(false)
+    }
+
+    fn network_with(ownership_head: bool) -> Network {
         let device = Device::flex();
         let config = NetConfig::Mlp {
             hidden: 24,
             blocks: 2,
+            ownership_head,
         };
         Network::new(
             kvarn_game::Rules::new(kvarn_game::Variant::Six),
@@ -204,6 +229,19 @@ mod tests {
                 _ => [0.0, 0.0, 1.0],
             })
             .collect();
+        // Final boards: a random plane per point, unknown (weight 0) on every fifth row.
+        let width = 3 * dims.points;
+        let mut ownership = vec![0.0; size * width];
+        for (r, row) in ownership.chunks_exact_mut(width).enumerate() {
+            if r % 5 != 4 {
+                for p in 0..dims.points {
+                    row[rng.random_range(0..3) * dims.points + p] = 1.0;
+                }
+            }
+        }
+        let ownership_weight = (0..size)
+            .map(|r| if r % 5 == 4 { 0.0 } else { 1.0 })
+            .collect();
         Batch {
             size,
             features,
@@ -211,8 +249,15 @@ mod tests {
             policy,
             policy_weight,
             value,
+            ownership,
+            ownership_weight,
         }
     }
+
+    const WEIGHTS: LossWeights = LossWeights {
+        value: 1.5,
+        ownership: 0.7,
+    };
 
     fn config() -> TrainConfig {
         TrainConfig {
@@ -233,14 +278,22 @@ mod tests {
 
     #[test]
     fn the_fast_path_gives_burns_losses_and_gradients() {
-        let net = network();
-        let data = batch(&net, 40, 1);
-        let burn = Autodiff::new(&net, 0.01);
-        let mut fast = FastMlp::new(&net, 0.01).expect("an MLP on the CPU");
-        let (lb, lf) = (burn.losses(&data, 1.5), fast.losses(&data, 1.5));
+        for ownership_head in [false, true] {
+            fast_path_matches_burn(&network_with(ownership_head));
+        }
+    }
+
+    fn fast_path_matches_burn(net: &Network) {
+        let data = batch(net, 40, 1);
+        let burn = Autodiff::new(net, 0.01);
+        let mut fast = FastMlp::new(net, 0.01).expect("an MLP on the CPU");
+        let (lb, lf) = (burn.losses(&data, WEIGHTS), fast.losses(&data, WEIGHTS));
+        let head = net.config().has_ownership_head();
+        assert_eq!(lb.ownership > 0.0, head, "{lb:?}");
         for (x, y) in [
             (lb.policy, lf.policy),
             (lb.value, lf.value),
+            (lb.ownership, lf.ownership),
             (lb.total, lf.total),
         ] {
             assert!(
@@ -250,8 +303,12 @@ mod tests {
         }
         assert_eq!(lb.policy_accuracy, lf.policy_accuracy);
         assert_eq!(lb.value_accuracy, lf.value_accuracy);
-        let (gb, gf) = (burn.gradients(&data, 1.5), fast.gradients(&data, 1.5));
+        let (gb, gf) = (
+            burn.gradients(&data, WEIGHTS),
+            fast.gradients(&data, WEIGHTS),
+        );
         assert_eq!(gb.len(), gf.len());
+        assert_eq!(gb.len(), if head { 12 } else { 10 }, "two per layer");
         for (i, (b, f)) in gb.iter().zip(&gf).enumerate() {
             let scale = b.iter().fold(0.0f32, |m, v| m.max(v.abs())).max(1e-3);
             let d = max_difference(b, f);
