@@ -77,6 +77,8 @@ pub struct TrainConfig {
     /// Weight of the ownership head's loss (mean over points) against the policy loss,
     /// where the network has the head (`network.ownership_head`).
     pub ownership_weight: f32,
+    /// Which games' final boards are ownership targets.
+    pub ownership_games: OwnershipGames,
     /// Share of the value target taken from the search's win/draw/loss rather than the
     /// game's result (0: the result only).
     pub search_value_share: f32,
@@ -124,6 +126,18 @@ pub enum CheapSearchValue {
     NextFull,
 }
 
+/// Which games' final boards train the ownership head (`network.ownership_head`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OwnershipGames {
+    /// Every game's.
+    #[default]
+    All,
+    /// Only won and lost games': a drawn game ends wherever repetition or the no-capture
+    /// limit stopped it, a board that says little about the positions before it.
+    Decisive,
+}
+
 /// What policy surprise weighting (`train.policy_surprise_share`) changes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -159,6 +173,7 @@ impl Default for TrainConfig {
             weight_decay: 1e-4,
             value_weight: 1.0,
             ownership_weight: 1.0,
+            ownership_games: OwnershipGames::All,
             search_value_share: 0.0,
             bootstrap_explored: false,
             cheap_search_value: CheapSearchValue::Own,

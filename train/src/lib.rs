@@ -34,7 +34,9 @@ pub mod stages;
 pub mod target_quality;
 pub mod trainer;
 
-pub use config::{CheapSearchValue, Schedule, SurpriseWeighs, TrainConfig, TrainEngine};
+pub use config::{
+    CheapSearchValue, OwnershipGames, Schedule, SurpriseWeighs, TrainConfig, TrainEngine,
+};
 pub use error::RunError;
 pub use manifest::{GenerationRecord, Manifest};
 pub use metrics::Metrics;

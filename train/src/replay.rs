@@ -13,7 +13,7 @@ use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
 use rand::{Rng, RngExt};
 
-use crate::config::{CheapSearchValue, SurpriseWeighs, TrainConfig};
+use crate::config::{CheapSearchValue, OwnershipGames, SurpriseWeighs, TrainConfig};
 use crate::manifest::PhaseSurprise;
 
 /// A mini-batch, row-major, ready for the trainer.
@@ -181,10 +181,16 @@ impl ReplayWindow {
         Ok(w)
     }
 
-    /// Adds one game's samples, in order, with their value-target parts and their
-    /// surprise frequencies as [`ReplayWindow::load`] says.
+    /// Adds one game's samples, in order, with their value-target parts, their surprise
+    /// frequencies as [`ReplayWindow::load`] says, and the game's final board where
+    /// `train.ownership_games` takes it.
     fn add_game(&mut self, game: GameSamples, train: &TrainConfig) {
         let GameSamples { samples, final_men } = game;
+        let decisive = samples.first().is_some_and(|s| s.result != 0);
+        let final_men = match train.ownership_games {
+            OwnershipGames::All => final_men,
+            OwnershipGames::Decisive => final_men.filter(|_| decisive),
+        };
         self.finals
             .extend(std::iter::repeat_n(final_men, samples.len()));
         let outcomes = outcome_targets(&samples, train.bootstrap_explored);

@@ -364,4 +364,18 @@ fn the_ownership_head_is_an_mlps_and_its_weight_is_checked() {
     assert!(e.contains("ownership_head"), "{e}");
     let e = refusal(&format!("{BASE}\n[train]\nownership_weight = -1.0\n"));
     assert!(e.contains("train.ownership_weight"), "{e}");
+    let decisive = RunConfig::parse(
+        &format!("{BASE}\n[train]\nownership_games = \"decisive\"\n"),
+        "test.toml",
+    )
+    .unwrap();
+    assert_eq!(
+        decisive.train.ownership_games,
+        kvarn_train::OwnershipGames::Decisive
+    );
+    let e = refusal(&format!("{BASE}\n[train]\nownership_games = \"won\"\n"));
+    assert!(
+        e.contains("ownership_games") && e.contains("decisive"),
+        "{e}"
+    );
 }

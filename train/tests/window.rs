@@ -164,3 +164,30 @@ fn ownership_targets_are_the_final_board_seen_by_the_mover_under_each_symmetry()
         assert!((0..n).all(|p| row[p] + row[n + p] + row[2 * n + p] == 1.0));
     }
 }
+
+#[test]
+fn ownership_from_decisive_games_leaves_the_drawn_games_without_a_target() {
+    let rules = Rules::new(Variant::Six);
+    let dir = tempfile::tempdir().unwrap();
+    shards(rules, 4, &[], dir.path());
+    let decisive = TrainConfig {
+        ownership_games: kvarn_train::OwnershipGames::Decisive,
+        ..keep(usize::MAX)
+    };
+    let window = ReplayWindow::load(rules, &[files(dir.path())], &decisive).unwrap();
+    let (mut drawn, mut won_or_lost) = (0, 0);
+    for (i, sample) in window.samples().iter().enumerate() {
+        let target = window.ownership_target(i, 0);
+        if sample.result == 0 {
+            assert!(target.is_none(), "sample {i} of a drawn game");
+            drawn += 1;
+        } else {
+            assert!(target.is_some(), "sample {i} of a decisive game");
+            won_or_lost += 1;
+        }
+    }
+    assert!(
+        drawn > 0 && won_or_lost > 0,
+        "{drawn} drawn, {won_or_lost} decisive"
+    );
+}
