@@ -66,7 +66,8 @@ pub struct PlayedGame {
     pub plies: u32,
     /// Its searched positions.
     pub samples: Vec<Sample>,
-    /// The men of White and Black on its final board.
+    /// The men of White and Black on its final board (where the endgame databases
+    /// adjudicated it, the board they judged).
     pub final_men: [kvarn_game::Bitboard; 2],
     /// Whether its result was taken from the endgame databases.
     pub adjudicated: bool,

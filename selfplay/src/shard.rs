@@ -66,8 +66,9 @@ pub struct GameSummary {
     pub plies: u32,
     /// Samples it contributed.
     pub samples: u32,
-    /// The men of White and Black on its final board, as bitboards (absent in shards
-    /// written before it was recorded): the target of the network's ownership head.
+    /// The men of White and Black on its final board (where the endgame databases
+    /// adjudicated it, the board they judged), as bitboards (absent in shards written
+    /// before it was recorded): the target of the network's ownership head.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_men: Option<[u32; 2]>,
 }
