@@ -255,29 +255,34 @@ fn ownership_loss(
     let width = 3 * points;
     let cells = batch.size.max(1) as f32 * points as f32;
     grad.resize(logits.len(), 0.0);
-    let mut loss = 0.0f64;
-    for (r, (row, g)) in logits
-        .chunks_exact(width)
-        .zip(grad.chunks_exact_mut(width))
+    let loss: f64 = grad
+        .par_chunks_mut(ROWS_PER_TASK * width)
         .enumerate()
-    {
-        let w = batch.ownership_weight[r];
-        let target = &batch.ownership[r * width..(r + 1) * width];
-        for p in 0..points {
-            let at = [p, points + p, 2 * points + p];
-            let mut d = [0.0f32; 3];
-            let (l, _) = row_loss(
-                &at.map(|i| row[i]),
-                None,
-                &at.map(|i| target[i]),
-                weight * w / cells,
-                &mut d,
-            );
-            loss += f64::from(w) * l;
-            for (&i, d) in at.iter().zip(d) {
-                g[i] = d;
+        .map(|(c, grad)| {
+            let mut loss = 0.0f64;
+            for (i, g) in grad.chunks_exact_mut(width).enumerate() {
+                let r = c * ROWS_PER_TASK + i;
+                let w = batch.ownership_weight[r];
+                let row = &logits[r * width..(r + 1) * width];
+                let target = &batch.ownership[r * width..(r + 1) * width];
+                for p in 0..points {
+                    let at = [p, points + p, 2 * points + p];
+                    let mut d = [0.0f32; 3];
+                    let (l, _) = row_loss(
+                        &at.map(|i| row[i]),
+                        None,
+                        &at.map(|i| target[i]),
+                        weight * w / cells,
+                        &mut d,
+                    );
+                    loss += f64::from(w) * l;
+                    for (&i, d) in at.iter().zip(d) {
+                        g[i] = d;
+                    }
+                }
             }
-        }
-    }
+            loss
+        })
+        .sum();
     (loss / f64::from(cells)) as f32
 }
