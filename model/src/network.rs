@@ -188,20 +188,10 @@ impl Network {
         self.model.forward(input)
     }
 
-    /// Policy log-probabilities with illegal actions masked (`mask` true = legal), and
-    /// win/draw/loss log-probabilities; what the trainer's losses take.
-    pub fn forward_log_probs(
-        &self,
-        input: Tensor<2>,
-        legal: Tensor<2, Bool>,
-    ) -> (Tensor<2>, Tensor<2>) {
-        let (policy, value, _) = self.forward_training(input, legal);
-        (policy, value)
-    }
-
-    /// [`Network::forward_log_probs`] and the ownership head's log-probabilities
-    /// `[batch, 3, points]` (softmax over own, opponent, empty of each point) where the
-    /// network has the head.
+    /// What the trainer's losses take: policy log-probabilities with illegal actions
+    /// masked (`legal` true = legal), win/draw/loss log-probabilities, and the ownership
+    /// head's log-probabilities `[batch, 3, points]` (softmax over own, opponent, empty of
+    /// each point) where the network has the head.
     pub fn forward_training(
         &self,
         input: Tensor<2>,

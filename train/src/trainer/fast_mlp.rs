@@ -11,7 +11,7 @@ use super::{LossWeights, Losses};
 use crate::replay::Batch;
 
 /// What a masked-out action's logit becomes before the softmax (as in
-/// `Network::forward_log_probs`).
+/// `Network::forward_training`).
 const MASKED_LOGIT: f32 = -1.0e9;
 
 /// An MLP being trained on the fast CPU path.
