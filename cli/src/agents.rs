@@ -144,11 +144,9 @@ impl NetSpec {
                     }
                 }
                 "move_choice" => {
-                    spec.search.move_choice = match v {
-                        "visits" => MoveChoice::Visits,
-                        "lcb" => MoveChoice::Lcb,
-                        _ => anyhow::bail!("net: move_choice `{v}` is not `visits` or `lcb`"),
-                    }
+                    spec.search.move_choice = v
+                        .parse()
+                        .map_err(|e| anyhow::anyhow!("net: move_choice {e}"))?;
                 }
                 "lcb_stdevs" => {
                     spec.search.lcb_stdevs = number(key, v, 0.0..=100.0, "a number in 0..100")?
@@ -162,7 +160,7 @@ impl NetSpec {
                 _ => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),
             }
         }
-        if spec.search.move_choice == MoveChoice::Lcb && spec.search.root == RootSearch::Gumbel {
+        if !spec.search.move_choice.fits(spec.search.root) {
             anyhow::bail!(
                 "net: move_choice=lcb needs root=puct: a Gumbel root plays the move its \
                  halving kept"

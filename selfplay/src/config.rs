@@ -49,6 +49,32 @@ pub enum MoveChoice {
     Lcb,
 }
 
+impl MoveChoice {
+    /// Whether the choice goes with a `root` search: the bound needs PUCT, since a Gumbel
+    /// root plays the move its halving kept.
+    pub fn fits(self, root: RootSearch) -> bool {
+        self == MoveChoice::Visits || root == RootSearch::Puct
+    }
+}
+
+impl std::str::FromStr for MoveChoice {
+    type Err = String;
+
+    /// `visits` or `lcb`, as in configurations.
+    fn from_str(v: &str) -> Result<MoveChoice, String> {
+        match v {
+            "visits" => Ok(MoveChoice::Visits),
+            "lcb" => Ok(MoveChoice::Lcb),
+            _ => Err(format!("`{v}` is not `visits` or `lcb`")),
+        }
+    }
+}
+
+/// Why `MoveChoice::Lcb` is refused with a Gumbel root, for the configuration keys that set
+/// it.
+pub const LCB_NEEDS_PUCT: &str =
+    "\"lcb\" needs search.root = \"puct\": a Gumbel root plays the move its halving kept";
+
 /// A move needs this share of the most visited move's visits for `MoveChoice::Lcb` to
 /// consider it (KataGo's `minVisitPropForLCB`): fewer visits say too little of its value.
 pub const LCB_MIN_VISIT_SHARE: f32 = 0.15;
@@ -438,9 +464,9 @@ impl SearchConfig {
             "needs search.root = \"puct\": a Gumbel root plans its own visits",
         )?;
         SettingError::check(
-            self.move_choice == MoveChoice::Visits || self.root == RootSearch::Puct,
+            self.move_choice.fits(self.root),
             "search.move_choice",
-            "\"lcb\" needs search.root = \"puct\": a Gumbel root plays the move its halving kept",
+            LCB_NEEDS_PUCT,
         )?;
         SettingError::check(self.lcb_stdevs >= 0.0, "search.lcb_stdevs", "must be >= 0")?;
         SettingError::check(

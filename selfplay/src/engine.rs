@@ -88,13 +88,7 @@ impl EngineMaker for NetEngineMaker {
             "symmetries" => {
                 self.symmetries = whole_number(value)?.clamp(1, SYMMETRY_COUNT as u64) as usize;
             }
-            "movechoice" => {
-                self.move_choice = match value.trim() {
-                    "visits" => MoveChoice::Visits,
-                    "lcb" => MoveChoice::Lcb,
-                    v => return Err(format!("`{v}` is not `visits` or `lcb`")),
-                };
-            }
+            "movechoice" => self.move_choice = value.trim().parse()?,
             "weights" => {
                 let path = PathBuf::from(value.trim());
                 file::load(&path, &self.device).map_err(|e| e.to_string())?;

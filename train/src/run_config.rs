@@ -482,9 +482,9 @@ impl RunConfig {
              above 0 (with the puct root)",
         )?;
         SettingError::check(
-            self.run.eval_move_choice == MoveChoice::Visits || self.search.root == RootSearch::Puct,
+            self.run.eval_move_choice.fits(self.search.root),
             "loop.eval_move_choice",
-            "\"lcb\" needs search.root = \"puct\": a Gumbel root plays the move its halving kept",
+            kvarn_selfplay::LCB_NEEDS_PUCT,
         )?;
         SettingError::check(
             self.selfplay.branch_starts.share == 0.0
