@@ -39,7 +39,8 @@ pub enum Trained {
     Stopped,
 }
 
-/// The replay window of generation `g`: the shards of the last `window_generations`.
+/// The replay window of generation `g`: the shards of the last `window_generations`, with
+/// ownership targets only for a network with the head.
 ///
 /// # Errors
 /// A shard is unreadable, damaged or of other rules.
@@ -54,6 +55,9 @@ pub fn window(config: &RunConfig, dir: &RunDir, g: u32) -> Result<ReplayWindow, 
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut window = ReplayWindow::load(config.rules, &generations, &config.train)?;
+    if !config.network.has_ownership_head() {
+        window.forget_final_boards();
+    }
     window.weigh(config.train.removal_weight);
     Ok(window)
 }
