@@ -79,6 +79,11 @@ pub struct TrainConfig {
     pub ownership_weight: f32,
     /// Which games' final boards are ownership targets.
     pub ownership_games: OwnershipGames,
+    /// The ownership target is the board this many decisions after the sample (the final
+    /// board where the game ends sooner) instead of the final board: KataGo's future
+    /// position target, which a drawn game's last board (wherever repetition stopped it)
+    /// does not muddy. None: the final board.
+    pub ownership_horizon: Option<u32>,
     /// Share of the value target taken from the search's win/draw/loss rather than the
     /// game's result (0: the result only).
     pub search_value_share: f32,
@@ -174,6 +179,7 @@ impl Default for TrainConfig {
             value_weight: 1.0,
             ownership_weight: 1.0,
             ownership_games: OwnershipGames::All,
+            ownership_horizon: None,
             search_value_share: 0.0,
             bootstrap_explored: false,
             cheap_search_value: CheapSearchValue::Own,
@@ -219,6 +225,12 @@ impl TrainConfig {
             self.ownership_weight.is_finite() && (0.0..=1000.0).contains(&self.ownership_weight),
             "train.ownership_weight",
             "must be a finite number in [0, 1000]",
+        )?;
+        SettingError::check(
+            self.ownership_horizon
+                .is_none_or(|k| (1..=1000).contains(&k)),
+            "train.ownership_horizon",
+            "must be in [1, 1000] decisions (0 would be the input's own board)",
         )?;
         SettingError::check(
             self.search_value_share.is_finite() && (0.0..=1.0).contains(&self.search_value_share),

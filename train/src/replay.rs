@@ -82,8 +82,9 @@ pub struct ReplayWindow {
     searches: Vec<[f32; 3]>,
     /// Each sample's surprise frequency (see [`surprise_frequencies`]; 1: no weighting).
     frequencies: Vec<f32>,
-    /// The men of White and Black on the final board of each sample's game, where known.
-    finals: Vec<Option<[Bitboard; 2]>>,
+    /// The men of White and Black on each sample's ownership board (its game's final
+    /// board, or the board `train.ownership_horizon` decisions on), where known.
+    ownership_boards: Vec<Option<[Bitboard; 2]>>,
     /// Whether the frequencies weigh the draws or the policy losses.
     surprise_weighs: SurpriseWeighs,
     /// Draws samples by weight (see [`ReplayWindow::weigh`]); none: uniformly.
@@ -111,7 +112,7 @@ impl ReplayWindow {
             outcomes: Vec::new(),
             searches: Vec::new(),
             frequencies: Vec::new(),
-            finals: Vec::new(),
+            ownership_boards: Vec::new(),
             surprise_weighs: SurpriseWeighs::Draws,
             weighted: None,
         }
@@ -176,14 +177,14 @@ impl ReplayWindow {
             w.outcomes.drain(..cut);
             w.searches.drain(..cut);
             w.frequencies.drain(..cut);
-            w.finals.drain(..cut);
+            w.ownership_boards.drain(..cut);
         }
         Ok(w)
     }
 
     /// Adds one game's samples, in order, with their value-target parts, their surprise
-    /// frequencies as [`ReplayWindow::load`] says, and the game's final board where
-    /// `train.ownership_games` takes it.
+    /// frequencies as [`ReplayWindow::load`] says, and their ownership boards where
+    /// `train.ownership_games` takes the game.
     fn add_game(&mut self, game: GameSamples, train: &TrainConfig) {
         let GameSamples { samples, final_men } = game;
         let decisive = samples.first().is_some_and(|s| s.result != 0);
@@ -191,8 +192,11 @@ impl ReplayWindow {
             OwnershipGames::All => final_men,
             OwnershipGames::Decisive => final_men.filter(|_| decisive),
         };
-        self.finals
-            .extend(std::iter::repeat_n(final_men, samples.len()));
+        self.ownership_boards.extend(ownership_boards(
+            &samples,
+            final_men,
+            train.ownership_horizon,
+        ));
         let outcomes = outcome_targets(&samples, train.bootstrap_explored);
         let searches = search_targets(&samples, &outcomes, train.cheap_search_value);
         self.searches.extend(searches);
@@ -210,16 +214,16 @@ impl ReplayWindow {
             self.outcomes.push(result_wdl(sample.result));
             self.searches.push(sample.search_wdl);
             self.frequencies.push(1.0);
-            self.finals.push(None);
+            self.ownership_boards.push(None);
             self.samples.push(sample);
         }
     }
 
-    /// Forgets every sample's final board, so that batches carry no ownership target: for a
-    /// network without the ownership head, whose trainer would not read them (building
-    /// them costs a sixth of the batches' drawing time).
-    pub fn forget_final_boards(&mut self) {
-        self.finals.fill(None);
+    /// Forgets every sample's ownership board, so that batches carry no ownership target:
+    /// for a network without the ownership head, whose trainer would not read them
+    /// (building them costs a sixth of the batches' drawing time).
+    pub fn forget_ownership_boards(&mut self) {
+        self.ownership_boards.fill(None);
     }
 
     /// Samples held.
@@ -308,14 +312,14 @@ impl ReplayWindow {
     }
 
     /// The ownership target of sample `i` under board symmetry `sym`: the point planes
-    /// (own, opponent, empty) of its game's final board, seen from the sample's player to
-    /// move; none where the final board is unknown (samples from the databases, shards
-    /// written before it was recorded).
+    /// (own, opponent, empty) of its ownership board (see [`ownership_boards`]), seen from
+    /// the sample's player to move; none where that board is unknown (samples from the
+    /// databases, shards written before final boards were recorded).
     ///
     /// # Panics
     /// When `i` is out of range.
     pub fn ownership_target(&self, i: usize, sym: usize) -> Option<Vec<f32>> {
-        let men = self.finals[i]?;
+        let men = self.ownership_boards[i]?;
         let board = self.rules.board();
         let us = self.samples[i].position.side_to_move();
         let image = |c: Color| board.map_bitboard(sym, men[c.index()]);
@@ -412,6 +416,26 @@ pub fn surprise_frequencies(samples: &[Sample], share: f32) -> Vec<f32> {
                 let part = count as f64 * f64::from(s.surprise) / total;
                 (f64::from(1.0 - share) + f64::from(share) * part) as f32
             }
+        })
+        .collect()
+}
+
+/// The ownership board of each of one game's samples, in the game's order: the game's
+/// final board, or with a `horizon` of k the board of the sample k decisions on (the
+/// final board where the game ends sooner). Every decision after the random opening is a
+/// searched sample, so the sample k on is the board k decisions on. None for every sample
+/// where the final board is not taken (unrecorded, or a drawn game under
+/// `train.ownership_games = "decisive"`).
+pub fn ownership_boards(
+    samples: &[Sample],
+    final_men: Option<[Bitboard; 2]>,
+    horizon: Option<u32>,
+) -> Vec<Option<[Bitboard; 2]>> {
+    let men = |s: &Sample| [Color::White, Color::Black].map(|c| s.position.men(c));
+    (0..samples.len())
+        .map(|j| {
+            let on = horizon.and_then(|k| samples.get(j + k as usize));
+            final_men.map(|f| on.map_or(f, men))
         })
         .collect()
 }

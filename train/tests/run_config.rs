@@ -378,4 +378,13 @@ fn the_ownership_head_is_an_mlps_and_its_weight_is_checked() {
         e.contains("ownership_games") && e.contains("decisive"),
         "{e}"
     );
+    let horizon = RunConfig::parse(
+        &format!("{BASE}\n[train]\nownership_horizon = 8\n"),
+        "test.toml",
+    )
+    .unwrap();
+    assert_eq!(horizon.train.ownership_horizon, Some(8));
+    assert_eq!(plain.train.ownership_horizon, None);
+    let e = refusal(&format!("{BASE}\n[train]\nownership_horizon = 0\n"));
+    assert!(e.contains("train.ownership_horizon"), "{e}");
 }

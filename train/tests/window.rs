@@ -191,3 +191,50 @@ fn ownership_from_decisive_games_leaves_the_drawn_games_without_a_target() {
         "{drawn} drawn, {won_or_lost} decisive"
     );
 }
+
+#[test]
+fn ownership_with_a_horizon_is_the_board_that_many_decisions_on_or_the_final_one() {
+    let rules = Rules::new(Variant::Six);
+    let dir = tempfile::tempdir().unwrap();
+    shards(rules, 4, &[], dir.path());
+    let (games, _) = kvarn_train::replay::read_generation(rules, &files(dir.path())).unwrap();
+    let horizon = 3;
+    let config = TrainConfig {
+        ownership_horizon: Some(horizon),
+        ..keep(usize::MAX)
+    };
+    let window = ReplayWindow::load(rules, &[files(dir.path())], &config).unwrap();
+    let board = rules.board();
+    let target = |mover: Color, [white, black]: [kvarn_game::Bitboard; 2]| {
+        let (own, theirs) = match mover {
+            Color::White => (white, black),
+            Color::Black => (black, white),
+        };
+        let mut planes = vec![0.0; 3 * board.len()];
+        encoding::encode_points(board, own, theirs, &mut planes);
+        planes
+    };
+    let (mut i, mut unlike_final) = (0, 0);
+    for game in &games {
+        let final_men = game.final_men.expect("recorded");
+        for (j, sample) in game.samples.iter().enumerate() {
+            let mover = sample.position.side_to_move();
+            let on = game
+                .samples
+                .get(j + horizon as usize)
+                .map_or(final_men, |s| {
+                    [Color::White, Color::Black].map(|c| s.position.men(c))
+                });
+            let want = target(mover, on);
+            assert_eq!(
+                window.ownership_target(i, 0),
+                Some(want.clone()),
+                "sample {i}"
+            );
+            unlike_final += usize::from(want != target(mover, final_men));
+            i += 1;
+        }
+    }
+    assert_eq!(i, window.len());
+    assert!(unlike_final > 0, "every target was the final board");
+}

@@ -56,7 +56,7 @@ pub fn window(config: &RunConfig, dir: &RunDir, g: u32) -> Result<ReplayWindow, 
         .collect::<Result<Vec<_>, _>>()?;
     let mut window = ReplayWindow::load(config.rules, &generations, &config.train)?;
     if !config.network.has_ownership_head() {
-        window.forget_final_boards();
+        window.forget_ownership_boards();
     }
     window.weigh(config.train.removal_weight);
     Ok(window)
