@@ -133,14 +133,9 @@ fn ownership_targets_are_the_final_board_seen_by_the_mover_under_each_symmetry()
     let n = board.len();
     let mut i = 0;
     for game in &games {
-        let [white, black] = game.final_men.expect("recorded");
+        let final_men = game.final_men.expect("recorded");
         for sample in &game.samples {
-            let (own, theirs) = match sample.position.side_to_move() {
-                Color::White => (white, black),
-                Color::Black => (black, white),
-            };
-            let mut want = vec![0.0; 3 * n];
-            encoding::encode_points(board, own, theirs, &mut want);
+            let want = planes_seen_by(rules, sample.position.side_to_move(), final_men);
             assert_eq!(window.ownership_target(i, 0).as_ref(), Some(&want));
             for sym in 0..SYMMETRY_COUNT {
                 let image = window.ownership_target(i, sym).unwrap();
@@ -204,16 +199,7 @@ fn ownership_with_a_horizon_is_the_board_that_many_decisions_on_or_the_final_one
         ..keep(usize::MAX)
     };
     let window = ReplayWindow::load(rules, &[files(dir.path())], &config).unwrap();
-    let board = rules.board();
-    let target = |mover: Color, [white, black]: [kvarn_game::Bitboard; 2]| {
-        let (own, theirs) = match mover {
-            Color::White => (white, black),
-            Color::Black => (black, white),
-        };
-        let mut planes = vec![0.0; 3 * board.len()];
-        encoding::encode_points(board, own, theirs, &mut planes);
-        planes
-    };
+    let target = |mover, men| planes_seen_by(rules, mover, men);
     let (mut i, mut unlike_final) = (0, 0);
     for game in &games {
         let final_men = game.final_men.expect("recorded");
@@ -237,4 +223,20 @@ fn ownership_with_a_horizon_is_the_board_that_many_decisions_on_or_the_final_one
     }
     assert_eq!(i, window.len());
     assert!(unlike_final > 0, "every target was the final board");
+}
+
+/// The point planes (own, opponent, empty) of the board with White's and Black's `men`,
+/// seen by `mover`: an ownership target.
+fn planes_seen_by(
+    rules: Rules,
+    mover: Color,
+    [white, black]: [kvarn_game::Bitboard; 2],
+) -> Vec<f32> {
+    let (own, theirs) = match mover {
+        Color::White => (white, black),
+        Color::Black => (black, white),
+    };
+    let mut planes = vec![0.0; 3 * rules.board().len()];
+    encoding::encode_points(rules.board(), own, theirs, &mut planes);
+    planes
 }
