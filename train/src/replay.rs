@@ -33,11 +33,12 @@ pub struct Batch {
     pub policy_weight: Vec<f32>,
     /// Win/draw/loss targets for the player to move, `size × 3`.
     pub value: Vec<f32>,
-    /// The point planes of the game's final board seen from the row's player to move
+    /// The point planes of the row's ownership board (its game's final board, or the board
+    /// `train.ownership_horizon` decisions on) seen from the row's player to move
     /// (own, opponent, empty: `kvarn_game::encoding::encode_points`), `size × 3n`: the
     /// target of the ownership head (`network.ownership_head`); zeros where unknown.
     pub ownership: Vec<f32>,
-    /// 1 where the row's final board is known, else 0.
+    /// 1 where the row's ownership board is known, else 0.
     pub ownership_weight: Vec<f32>,
 }
 

@@ -243,8 +243,9 @@ fn value_loss(logits: &[f32], batch: &Batch, value_weight: f32, grad: &mut Vec<f
 
 /// The ownership head's loss: per row, the mean over the `points` points of the
 /// cross-entropy of the softmax over each point's three logits (own, opponent, empty, in
-/// the point planes' layout) against the final board, times the row's ownership weight;
-/// averaged over the rows. The logits' gradients, scaled by `weight`, go into `grad`.
+/// the point planes' layout) against the row's ownership board, times the row's ownership
+/// weight; averaged over the rows. The logits' gradients, scaled by `weight`, go into
+/// `grad`.
 fn ownership_loss(
     logits: &[f32],
     batch: &Batch,
@@ -263,26 +264,41 @@ fn ownership_loss(
             for (i, g) in grad.chunks_exact_mut(width).enumerate() {
                 let r = c * ROWS_PER_TASK + i;
                 let w = batch.ownership_weight[r];
-                let row = &logits[r * width..(r + 1) * width];
-                let target = &batch.ownership[r * width..(r + 1) * width];
-                for p in 0..points {
-                    let at = [p, points + p, 2 * points + p];
-                    let mut d = [0.0f32; 3];
-                    let (l, _) = row_loss(
-                        &at.map(|i| row[i]),
-                        None,
-                        &at.map(|i| target[i]),
-                        weight * w / cells,
-                        &mut d,
-                    );
-                    loss += f64::from(w) * l;
-                    for (&i, d) in at.iter().zip(d) {
-                        g[i] = d;
-                    }
-                }
+                let row = r * width..(r + 1) * width;
+                let l = points_loss(
+                    &logits[row.clone()],
+                    &batch.ownership[row],
+                    weight * w / cells,
+                    g,
+                );
+                loss += f64::from(w) * l;
             }
             loss
         })
         .sum();
     (loss / f64::from(cells)) as f32
+}
+
+/// One row of the ownership head: the sum over its points of each point's three-way
+/// cross-entropy against `target` (both in the point planes' layout), each point's
+/// gradients scaled by `scale` into `grad`.
+fn points_loss(logits: &[f32], target: &[f32], scale: f32, grad: &mut [f32]) -> f64 {
+    let points = logits.len() / 3;
+    let mut loss = 0.0f64;
+    for p in 0..points {
+        let at = [p, points + p, 2 * points + p];
+        let mut d = [0.0f32; 3];
+        let (l, _) = row_loss(
+            &at.map(|i| logits[i]),
+            None,
+            &at.map(|i| target[i]),
+            scale,
+            &mut d,
+        );
+        loss += l;
+        for (&i, d) in at.iter().zip(d) {
+            grad[i] = d;
+        }
+    }
+    loss
 }

@@ -19,8 +19,8 @@ pub struct Losses {
     pub policy: f32,
     /// Win/draw/loss cross-entropy against the value target.
     pub value: f32,
-    /// The ownership head's cross-entropy against the final board, per point (0 without
-    /// the head).
+    /// The ownership head's cross-entropy against the ownership board (the final board,
+    /// or the board `train.ownership_horizon` decisions on), per point (0 without the head).
     pub ownership: f32,
     /// `policy + value_weight × value + ownership_weight × ownership`.
     pub total: f32,
