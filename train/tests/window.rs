@@ -199,7 +199,6 @@ fn ownership_with_a_horizon_is_the_board_that_many_decisions_on_or_the_final_one
         ..keep(usize::MAX)
     };
     let window = ReplayWindow::load(rules, &[files(dir.path())], &config).unwrap();
-    let target = |mover, men| planes_seen_by(rules, mover, men);
     let (mut i, mut unlike_final) = (0, 0);
     for game in &games {
         let final_men = game.final_men.expect("recorded");
@@ -211,13 +210,13 @@ fn ownership_with_a_horizon_is_the_board_that_many_decisions_on_or_the_final_one
                 .map_or(final_men, |s| {
                     [Color::White, Color::Black].map(|c| s.position.men(c))
                 });
-            let want = target(mover, on);
+            let want = planes_seen_by(rules, mover, on);
             assert_eq!(
                 window.ownership_target(i, 0),
                 Some(want.clone()),
                 "sample {i}"
             );
-            unlike_final += usize::from(want != target(mover, final_men));
+            unlike_final += usize::from(want != planes_seen_by(rules, mover, final_men));
             i += 1;
         }
     }
