@@ -9,10 +9,11 @@ ones says whether a setting changes what is learnt or only which seed's gaps sho
     scripts/lost-starts.py [--kind draw|win|all] FILE ...
 
 Each file's column is named by its run folder (and the simulations, when the files
-differ in them). The game number names the start only among files of one benchmark part
-and game count (scripts/evaluate-six.sh: the held-out part, 100 games from each value);
-the files do not record them, so the script cannot check it. A file that is damaged or of
-another format is refused.
+differ in them; and the file's name, where that still leaves two columns alike). The game
+number names the start only among files of one benchmark part and game count
+(scripts/evaluate-six.sh: the held-out part, 100 games from each value); the files do not
+record them, so the script cannot check it, but files of other rules are refused. A file
+that is damaged, of another format, or given twice is refused.
 """
 import argparse
 import json
@@ -22,37 +23,63 @@ import signal
 import sys
 import zlib
 
+ROW_KEYS = ("start", "game", "decision", "chosen")
+
 
 class Refused(Exception):
     pass
 
 
-def read(path):
-    """The header and the records of one thrown-away file, its checksum verified."""
-    with open(path, "rb") as f:
-        lines = f.read().split(b"\n")
-    lines = [line for line in lines if line]
-    if len(lines) < 2:
-        raise Refused(f"{path}: too short to hold a header and a checksum")
+def json_object(path, number, line):
     try:
-        header = json.loads(lines[0])
-        trailer = json.loads(lines[-1])
-    except json.JSONDecodeError as e:
-        raise Refused(f"{path}: not JSON lines ({e})")
-    if header.get("format") != "kvarn-thrown-away" or header.get("version") != 1:
-        raise Refused(f"{path}: not a kvarn-thrown-away file of version 1")
-    body = b"".join(line + b"\n" for line in lines[:-1])
+        value = json.loads(line)
+    except ValueError as e:  # bad JSON or bad UTF-8
+        raise Refused(f"{path}: line {number}: not JSON ({e})")
+    if not isinstance(value, dict):
+        raise Refused(f"{path}: line {number}: not a JSON object")
+    return value
+
+
+def read(path):
+    """The header and the records of one thrown-away file, its checksum verified as
+    kvarn_storage::parse_jsonl does: over every byte before the last line."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if not data:
+        raise Refused(f"{path}: empty (0 bytes): cut short or never written")
+    end = data.rstrip(b"\n").rfind(b"\n")
+    if end < 0:
+        raise Refused(f"{path}: too short to hold a header and a checksum")
+    body, last = data[: end + 1], data[end + 1 :].strip()
+    trailer = json_object(path, "last", last)
     if f"{zlib.crc32(body):08x}" != trailer.get("crc32"):
         raise Refused(f"{path}: checksum does not match its contents (damaged or edited)")
-    return header, [json.loads(line) for line in lines[1:-1]]
+    lines = body.split(b"\n")[:-1]
+    header = json_object(path, 1, lines[0])
+    if header.get("format") != "kvarn-thrown-away" or header.get("version") != 1:
+        raise Refused(f"{path}: not a kvarn-thrown-away file of version 1")
+    records = [json_object(path, n, line) for n, line in enumerate(lines[1:], start=2)]
+    for n, r in enumerate(records, start=2):
+        missing = [k for k in ROW_KEYS if k not in r]
+        if missing:
+            raise Refused(f"{path}: line {n}: no {', '.join(missing)}")
+    return header, records
 
 
-def column_name(path, header, names_sims):
-    run = os.path.basename(os.path.dirname(os.path.abspath(path)))
-    if not names_sims:
-        return run
-    sims = re.search(r"simulations=(\d+)", header.get("agent", ""))
-    return f"{run} ({sims.group(1) if sims else '?'})"
+def simulations(header):
+    found = re.search(r"simulations=(\d+)", str(header.get("agent", "")))
+    return found.group(1) if found else "?"
+
+
+def column_names(paths, headers):
+    """Run folders, with the simulations where the files differ in them, and the file
+    name where two columns would still be alike."""
+    runs = [os.path.basename(os.path.dirname(os.path.abspath(p))) for p in paths]
+    if len({simulations(h) for h in headers}) > 1:
+        runs = [f"{r} ({simulations(h)})" for r, h in zip(runs, headers)]
+    if len(set(runs)) < len(runs):
+        runs = [f"{r}/{os.path.basename(p)}" for r, p in zip(runs, paths)]
+    return runs
 
 
 def main():
@@ -62,19 +89,23 @@ def main():
                         help="starts of this value (default: draw)")
     parser.add_argument("files", nargs="+", help="thrown-away-S.jsonl files")
     args = parser.parse_args()
+    real = [os.path.realpath(p) for p in args.files]
+    if len(set(real)) < len(real):
+        sys.exit("lost-starts: a file is given twice")
     try:
-        loaded = [(path, *read(path)) for path in args.files]
+        loaded = [read(path) for path in args.files]
     except (OSError, Refused) as e:
         sys.exit(f"lost-starts: {e}")
-    sims = {re.search(r"simulations=(\d+)", h.get("agent", "")) for _, h, _ in loaded}
-    names_sims = len({m.group(1) if m else None for m in sims}) > 1
-    names = [column_name(path, header, names_sims) for path, header, _ in loaded]
+    rules = {json.dumps(h.get("rules"), sort_keys=True) for h, _ in loaded}
+    if len(rules) > 1:
+        sys.exit(f"lost-starts: the files are of different rules: {' and '.join(sorted(rules))}")
+    names = column_names(args.files, [h for h, _ in loaded])
 
     lost = {}  # (start kind, game) -> {column: first thrown-away record}
-    for name, (_, _, records) in zip(names, loaded):
+    for name, (_, records) in zip(names, loaded):
         for r in records:
             if args.kind in ("all", r["start"]):
-                lost.setdefault((r["start"], r["game"]), {})[name] = r
+                lost.setdefault((str(r["start"]), r["game"]), {})[name] = r
     if not lost:
         print("no start lost by any model")
         return
