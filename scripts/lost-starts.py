@@ -21,44 +21,19 @@ import os
 import re
 import signal
 import sys
-import zlib
+
+from kvarn_jsonl import Refused, json_object, read_lines
 
 ROW_KEYS = ("start", "game", "decision", "chosen")
 
 
-class Refused(Exception):
-    pass
-
-
-def json_object(path, number, line):
-    try:
-        value = json.loads(line)
-    except ValueError as e:  # bad JSON or bad UTF-8
-        raise Refused(f"{path}: line {number}: not JSON ({e})")
-    if not isinstance(value, dict):
-        raise Refused(f"{path}: line {number}: not a JSON object")
-    return value
-
-
 def read(path):
-    """The header and the records of one thrown-away file, its checksum verified as
-    kvarn_storage::parse_jsonl does: over every byte before the last line."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if not data:
-        raise Refused(f"{path}: empty (0 bytes): cut short or never written")
-    end = data.rstrip(b"\n").rfind(b"\n")
-    if end < 0:
-        raise Refused(f"{path}: too short to hold a header and a checksum")
-    body, last = data[: end + 1], data[end + 1 :].strip()
-    trailer = json_object(path, "last", last)
-    if f"{zlib.crc32(body):08x}" != trailer.get("crc32"):
-        raise Refused(f"{path}: checksum does not match its contents (damaged or edited)")
-    lines = body.split(b"\n")[:-1]
-    header = json_object(path, 1, lines[0])
+    """The header and the records of one thrown-away file, its checksum verified."""
+    header_line, row_lines = read_lines(path)
+    header = json_object(path, 1, header_line)
     if header.get("format") != "kvarn-thrown-away" or header.get("version") != 1:
         raise Refused(f"{path}: not a kvarn-thrown-away file of version 1")
-    records = [json_object(path, n, line) for n, line in enumerate(lines[1:], start=2)]
+    records = [json_object(path, n, line) for n, line in enumerate(row_lines, start=2)]
     for n, r in enumerate(records, start=2):
         missing = [k for k in ROW_KEYS if k not in r]
         if missing:

@@ -15,17 +15,18 @@ import os
 import sys
 import zlib
 
+from kvarn_jsonl import Refused, read_lines
+
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     src, out = sys.argv[1], sys.argv[2]
-    with open(src) as f:
-        lines = f.read().splitlines()
-    header, body, trailer = lines[0], lines[1:-1], json.loads(lines[-1])
-    crc = format(zlib.crc32(("\n".join([header, *body]) + "\n").encode()), "08x")
-    if trailer.get("crc32") != crc:
-        sys.exit(f"{src}: checksum {trailer.get('crc32')} does not match its contents ({crc})")
+    try:
+        header, body = read_lines(src)
+    except (OSError, Refused) as e:
+        sys.exit(str(e))
+    header, body = header.decode(), [line.decode() for line in body]
     parts = collections.defaultdict(list)
     critical = collections.Counter()
     for line in body:
