@@ -130,11 +130,9 @@ impl NetSpec {
                     }
                 }
                 "root_value" => {
-                    spec.search.root_value = match v {
-                        "mean" => RootValue::Mean,
-                        "best" => RootValue::Best,
-                        _ => anyhow::bail!("net: root_value `{v}` is not `mean` or `best`"),
-                    }
+                    spec.search.root_value = v
+                        .parse()
+                        .map_err(|e| anyhow::anyhow!("net: root_value {e}"))?;
                 }
                 "twofold_draws" => {
                     spec.search.twofold_draws = match v {

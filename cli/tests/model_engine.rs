@@ -67,7 +67,9 @@ fn a_model_plays_legal_moves_by_nodes_and_by_time_and_reports_wdl() {
     // search to reach its limit (the end of the input, like `quit`, would stop it).
     let first = "uci\nsetoption name Contempt value 30\nsetoption name Seed value 3\n\
                  setoption name Symmetries value 4\nsetoption name MoveChoice value lcb\n\
-                 setoption name MoveChoice value best\nposition startpos\ngo nodes 40\nucinewgame\n";
+                 setoption name MoveChoice value best\nsetoption name RootValue value best\n\
+                 setoption name TwofoldDraws value true\nsetoption name RootValue value median\n\
+                 setoption name TwofoldDraws value maybe\nposition startpos\ngo nodes 40\nucinewgame\n";
     let (ok, text, err) = engine(&["--model", model], first);
     assert!(ok, "{err}");
     assert!(text.contains("option name Contempt"), "{text}");
@@ -85,6 +87,16 @@ fn a_model_plays_legal_moves_by_nodes_and_by_time_and_reports_wdl() {
     );
     assert!(
         text.contains("info string error") && text.contains("`best` is not `visits` or `lcb`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("option name RootValue type combo default mean var mean var best")
+            && text.contains("option name TwofoldDraws type check default false"),
+        "{text}"
+    );
+    assert!(
+        text.contains("`median` is not `mean` or `best`")
+            && text.contains("`maybe` is not true or false"),
         "{text}"
     );
     let info = text.lines().find(|l| l.starts_with("info depth")).unwrap();

@@ -192,6 +192,15 @@ pub fn whole_number(v: &str) -> Result<u64, String> {
         .map_err(|_| format!("`{v}` is not a whole number"))
 }
 
+/// A `check` option value: `true`, `on` or `1`, or `false`, `off` or `0`.
+pub fn flag_option(v: &str) -> Result<bool, String> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" => Ok(true),
+        "false" | "off" | "0" => Ok(false),
+        _ => Err(format!("`{v}` is not true or false")),
+    }
+}
+
 /// The `Seed` option: a number, or `<random>` (or nothing) for none.
 pub fn seed_option(v: &str) -> Result<Option<u64>, String> {
     match v.trim() {
@@ -668,11 +677,7 @@ fn set_option(
     }
     let name = words[n + 1..v].join(" ").to_ascii_lowercase();
     let value = words[v + 1..].join(" ");
-    let flag = |v: &str| match v.to_ascii_lowercase().as_str() {
-        "true" | "on" | "1" => Ok(true),
-        "false" | "off" | "0" => Ok(false),
-        _ => Err(format!("`{v}` is not true or false")),
-    };
+    let flag = flag_option;
     let number = whole_number;
     let limit = |n: u64| (n > 0).then_some(n);
     match name.as_str() {

@@ -34,6 +34,19 @@ pub enum RootValue {
     Best,
 }
 
+impl std::str::FromStr for RootValue {
+    type Err = String;
+
+    /// `mean` or `best`, as in configurations.
+    fn from_str(v: &str) -> Result<RootValue, String> {
+        match v {
+            "mean" => Ok(RootValue::Mean),
+            "best" => Ok(RootValue::Best),
+            _ => Err(format!("`{v}` is not `mean` or `best`")),
+        }
+    }
+}
+
 /// How a search picks the move it plays where no temperature draws it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]

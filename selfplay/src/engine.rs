@@ -1,17 +1,19 @@
 //! The network player behind the engine protocol, for `kvarn engine --model FILE`: the
 //! alpha-beta engine's commands, options and time controls, with `Weights` naming the
-//! model, `Contempt`, `Symmetries` and `MoveChoice` options, and `wdl` in its `info` lines.
+//! model, `Contempt`, `Symmetries`, `MoveChoice`, `RootValue` and `TwofoldDraws` options
+//! (with the last four a shipped model plays as its run's evaluation player), and `wdl` in
+//! its `info` lines.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use kvarn_eval::protocol::{EngineMaker, ProtocolEngine, seed_option, whole_number};
+use kvarn_eval::protocol::{EngineMaker, ProtocolEngine, flag_option, seed_option, whole_number};
 use kvarn_game::{Rules, SYMMETRY_COUNT};
 use kvarn_model::burn::tensor::Device;
 use kvarn_model::{Inference, InferencePath, file};
 
 use crate::agent::SearchPlayer;
-use crate::config::{MoveChoice, SearchConfig};
+use crate::config::{MoveChoice, RootValue, SearchConfig};
 use crate::endgame::Endgame;
 use crate::evaluator::SymmetryAveraged;
 
@@ -31,6 +33,12 @@ pub struct NetEngineMaker {
     symmetries: usize,
     /// The move played: the most visited or the best-proven (the `MoveChoice` option).
     move_choice: MoveChoice,
+    /// The root's value reported and backed up: the mean or the most visited move's (the
+    /// `RootValue` option).
+    root_value: RootValue,
+    /// A position met again inside the searched line counts as a draw (the `TwofoldDraws`
+    /// option).
+    twofold_draws: bool,
     endgame: Option<Arc<Endgame>>,
 }
 
@@ -46,6 +54,8 @@ impl NetEngineMaker {
             contempt: 0,
             symmetries: 1,
             move_choice: MoveChoice::Visits,
+            root_value: RootValue::Mean,
+            twofold_draws: false,
             endgame,
         }
     }
@@ -69,6 +79,8 @@ impl EngineMaker for NetEngineMaker {
             "option name Contempt type spin default 0 min -100 max 100".into(),
             format!("option name Symmetries type spin default 1 min 1 max {SYMMETRY_COUNT}"),
             "option name MoveChoice type combo default visits var visits var lcb".into(),
+            "option name RootValue type combo default mean var mean var best".into(),
+            "option name TwofoldDraws type check default false".into(),
         ]
     }
 
@@ -89,6 +101,8 @@ impl EngineMaker for NetEngineMaker {
                 self.symmetries = whole_number(value)?.clamp(1, SYMMETRY_COUNT as u64) as usize;
             }
             "movechoice" => self.move_choice = value.trim().parse()?,
+            "rootvalue" => self.root_value = value.trim().parse()?,
+            "twofolddraws" => self.twofold_draws = flag_option(value)?,
             "weights" => {
                 let path = PathBuf::from(value.trim());
                 file::load(&path, &self.device).map_err(|e| e.to_string())?;
@@ -106,6 +120,8 @@ impl EngineMaker for NetEngineMaker {
             cache_entries: self.hash_mb * CACHE_ENTRIES_PER_MB,
             contempt: self.contempt as f32 / 100.0,
             move_choice: self.move_choice,
+            root_value: self.root_value,
+            twofold_draws: self.twofold_draws,
             ..SearchConfig::default()
         };
         let inference = SymmetryAveraged::new(
