@@ -170,12 +170,23 @@ fn onnx_export_matches_burn_and_the_reference_consumer() {
     );
 }
 
-#[test]
-fn the_shipped_nine_model_matches_its_committed_onnx_export() {
+/// A shipped model `models/NAME.kvmodel` and its committed export `models/NAME-onnx/`
+/// give the same outputs: the export was made from the file beside it.
+fn shipped_model_matches_its_export(variant: Variant, name: &str) {
     require_python_packages();
-    let rules = Rules::new(Variant::Nine);
-    let model = repo().join("models/nine.kvmodel");
+    let rules = Rules::new(variant);
+    let model = repo().join(format!("models/{name}.kvmodel"));
     let (net, _) = file::load_for_rules(&model, &rules, &Device::flex())
         .unwrap_or_else(|e| panic!("the shipped model {}: {e}", model.display()));
-    compare(rules, &net, &repo().join("models/nine-onnx"), 7);
+    compare(rules, &net, &repo().join(format!("models/{name}-onnx")), 7);
+}
+
+#[test]
+fn the_shipped_nine_model_matches_its_committed_onnx_export() {
+    shipped_model_matches_its_export(Variant::Nine, "nine");
+}
+
+#[test]
+fn the_shipped_six_model_matches_its_committed_onnx_export() {
+    shipped_model_matches_its_export(Variant::Six, "six");
 }

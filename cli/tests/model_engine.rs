@@ -177,15 +177,16 @@ fn a_model_of_other_rules_is_refused_before_the_protocol_starts() {
     assert!(err.contains("Six") || err.contains("six"), "{err}");
 }
 
-#[test]
-fn the_shipped_nine_model_plays_legal_moves_through_the_engine() {
-    let model = paths::workspace().join("models/nine.kvmodel");
+/// Eight decisions of a shipped model through the engine, each checked by the referee;
+/// `options` are setoption lines sent before each search.
+fn shipped_model_plays_legal_moves(variant: Variant, name: &str, options: &str) {
+    let model = paths::workspace().join(format!("models/{name}.kvmodel"));
     let model = model.to_str().unwrap();
-    let mut game = Game::new(Rules::new(Variant::Nine));
+    let mut game = Game::new(Rules::new(variant));
     let mut moves: Vec<String> = Vec::new();
     for _ in 0..8 {
         let script = format!(
-            "position startpos moves {}\ngo nodes 32\nucinewgame\n",
+            "{options}position startpos moves {}\ngo nodes 32\nucinewgame\n",
             moves.join(" ")
         );
         let (ok, text, err) = engine(&["--model", model], &script);
@@ -195,4 +196,17 @@ fn the_shipped_nine_model_plays_legal_moves_through_the_engine() {
             .unwrap_or_else(|e| panic!("{m} after {moves:?}: {e}"));
         moves.push(m);
     }
+}
+
+#[test]
+fn the_shipped_nine_model_plays_legal_moves_through_the_engine() {
+    shipped_model_plays_legal_moves(Variant::Nine, "nine", "");
+}
+
+#[test]
+fn the_shipped_six_model_plays_legal_moves_as_its_evaluation_player() {
+    let options = "setoption name Variant value six\nsetoption name Symmetries value 16\n\
+                   setoption name MoveChoice value lcb\nsetoption name RootValue value best\n\
+                   setoption name TwofoldDraws value true\n";
+    shipped_model_plays_legal_moves(Variant::Six, "six", options);
 }
