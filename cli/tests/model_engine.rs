@@ -177,8 +177,9 @@ fn a_model_of_other_rules_is_refused_before_the_protocol_starts() {
     assert!(err.contains("Six") || err.contains("six"), "{err}");
 }
 
-/// Eight decisions of a shipped model through the engine, each checked by the referee;
-/// `options` are setoption lines sent before each search.
+/// Eight decisions of a shipped model through the engine (`kvarn engine --variant
+/// VARIANT`), each checked by the referee; `options` are setoption lines sent before each
+/// search.
 fn shipped_model_plays_legal_moves(variant: Variant, name: &str, options: &str) {
     let model = paths::workspace().join(format!("models/{name}.kvmodel"));
     let model = model.to_str().unwrap();
@@ -189,7 +190,7 @@ fn shipped_model_plays_legal_moves(variant: Variant, name: &str, options: &str) 
             "{options}position startpos moves {}\ngo nodes 32\nucinewgame\n",
             moves.join(" ")
         );
-        let (ok, text, err) = engine(&["--model", model], &script);
+        let (ok, text, err) = engine(&["--variant", variant.key(), "--model", model], &script);
         assert!(ok, "{err}");
         let m = bestmoves(&text).pop().unwrap();
         game.play_text(&m)
@@ -205,8 +206,7 @@ fn the_shipped_nine_model_plays_legal_moves_through_the_engine() {
 
 #[test]
 fn the_shipped_six_model_plays_legal_moves_as_its_evaluation_player() {
-    let options = "setoption name Variant value six\nsetoption name Symmetries value 16\n\
-                   setoption name MoveChoice value lcb\nsetoption name RootValue value best\n\
-                   setoption name TwofoldDraws value true\n";
+    let options = "setoption name Symmetries value 16\nsetoption name MoveChoice value lcb\n\
+                   setoption name RootValue value best\nsetoption name TwofoldDraws value true\n";
     shipped_model_plays_legal_moves(Variant::Six, "six", options);
 }
