@@ -19,15 +19,7 @@ type Pending = (usize, u32, Value);
 /// Solves the two subspaces of `unit` (White to move, Black to move; same counts, no men
 /// in hand, no pending removal), returning their packed tables.
 pub(super) fn solve_unit(solver: &Solver, unit: [Subspace; 2]) -> [Vec<u16>; 2] {
-    let rules = solver.rules;
-    let ix = &solver.indexer;
-    let n = ix.size(&unit[0]);
-    let mut value: [Vec<Option<Value>>; 2] = [vec![None; n], vec![None; n]];
-    let mut counter: [Vec<u16>; 2] = [vec![0; n], vec![0; n]];
-    let mut slowest: [Vec<u16>; 2] = [vec![0; n], vec![0; n]];
-    let mut cannot_lose: [Vec<bool>; 2] = [vec![false; n], vec![false; n]];
-    let mut levels: Vec<Vec<Pending>> = Vec::new();
-
+    let n = solver.indexer.size(&unit[0]);
     // The first look at every position, in parallel: terminal or not, successors inside
     // the pair (counted once per symmetry class), and what the moves leaving it give.
     let starts: [Vec<Start>; 2] = [0, 1].map(|side| {
@@ -36,85 +28,139 @@ pub(super) fn solve_unit(solver: &Solver, unit: [Subspace; 2]) -> [Vec<u16>; 2] 
             .map(|i| first_look(solver, &unit[side], i))
             .collect()
     });
-    for side in 0..2 {
-        for (i, st) in starts[side].iter().enumerate() {
-            if let Some(v) = st.terminal {
-                schedule(&mut levels, distance(v), (side, i as u32, v));
-                continue;
-            }
-            counter[side][i] = st.counter;
-            slowest[side][i] = st.slowest;
-            cannot_lose[side][i] = st.cannot_lose;
-            if let Some(d) = st.fastest_win {
-                schedule(&mut levels, d, (side, i as u32, Value::Win(d)));
-            }
-            if st.valid && st.counter == 0 && !st.cannot_lose {
-                schedule(
-                    &mut levels,
-                    st.slowest,
-                    (side, i as u32, Value::Loss(st.slowest)),
-                );
-            }
+    let mut pair = Pair::new(n);
+    pair.seed(&starts);
+    pair.propagate(solver, &unit);
+    pair.tables(&starts)
+}
+
+/// The two tables of a pair while results spread through them.
+struct Pair {
+    /// The value found so far, per side and index.
+    value: [Vec<Option<Value>>; 2],
+    /// Successor classes inside the pair not yet known to be won for the opponent.
+    counter: [Vec<u16>; 2],
+    /// The slowest loss among the successors known so far.
+    slowest: [Vec<u16>; 2],
+    /// Whether a move leaving the pair draws or wins.
+    cannot_lose: [Vec<bool>; 2],
+    /// Results waiting, by distance.
+    levels: Vec<Vec<Pending>>,
+}
+
+impl Pair {
+    fn new(n: usize) -> Self {
+        Self {
+            value: [vec![None; n], vec![None; n]],
+            counter: [vec![0; n], vec![0; n]],
+            slowest: [vec![0; n], vec![0; n]],
+            cannot_lose: [vec![false; n], vec![false; n]],
+            levels: Vec::new(),
         }
     }
 
-    let mut level = 0;
-    while level < levels.len() {
-        let todo = std::mem::take(&mut levels[level]);
-        for (side, i, v) in todo {
-            let i = i as usize;
-            if value[side][i].is_some() {
-                continue;
-            }
-            value[side][i] = Some(v);
-            let pos = ix
-                .position_at(&rules, &unit[side], i)
-                .expect("scheduled positions exist");
-            let prev = 1 - side;
-            let mut before: Vec<usize> = Vec::new();
-            for_each_predecessor(&rules, &pos, |white, black| {
-                before.push(ix.index_of_men(white, black));
-            });
-            before.sort_unstable();
-            before.dedup();
-            for j in before {
-                if value[prev][j].is_some() {
+    /// Takes in the first looks: finished games and the results that moves leaving the
+    /// pair already decide are scheduled at their distance.
+    fn seed(&mut self, starts: &[Vec<Start>; 2]) {
+        for (side, starts) in starts.iter().enumerate() {
+            for (i, st) in starts.iter().enumerate() {
+                let at = |v| (side, i as u32, v);
+                if let Some(v) = st.terminal {
+                    schedule(&mut self.levels, distance(v), at(v));
                     continue;
                 }
-                match v {
-                    Value::Loss(d) => {
-                        schedule(&mut levels, d + 1, (prev, j as u32, Value::Win(d + 1)))
-                    }
-                    Value::Win(d) => {
-                        counter[prev][j] -= 1;
-                        slowest[prev][j] = slowest[prev][j].max(d + 1);
-                        if counter[prev][j] == 0 && !cannot_lose[prev][j] {
-                            let l = slowest[prev][j];
-                            schedule(&mut levels, l, (prev, j as u32, Value::Loss(l)));
-                        }
-                    }
-                    // Draws are what is left at the end; none is ever scheduled.
-                    Value::Draw => {}
+                self.counter[side][i] = st.counter;
+                self.slowest[side][i] = st.slowest;
+                self.cannot_lose[side][i] = st.cannot_lose;
+                if let Some(d) = st.fastest_win {
+                    schedule(&mut self.levels, d, at(Value::Win(d)));
+                }
+                if st.valid && st.counter == 0 && !st.cannot_lose {
+                    schedule(&mut self.levels, st.slowest, at(Value::Loss(st.slowest)));
                 }
             }
         }
-        level += 1;
     }
 
-    // Unused indices stay marked as such; every other unresolved position is a draw.
-    let mut tables = value.map(|t| {
-        t.into_iter()
-            .map(|v| v.unwrap_or(Value::Draw).pack())
-            .collect::<Vec<u16>>()
-    });
-    for (side, table) in tables.iter_mut().enumerate() {
-        for (v, st) in table.iter_mut().zip(&starts[side]) {
-            if !st.valid {
-                *v = super::NOT_A_POSITION;
+    /// Settles the levels in order of distance; a level may schedule results further on.
+    fn propagate(&mut self, solver: &Solver, unit: &[Subspace; 2]) {
+        let mut level = 0;
+        while level < self.levels.len() {
+            for (side, i, v) in std::mem::take(&mut self.levels[level]) {
+                let i = i as usize;
+                if self.value[side][i].is_none() {
+                    self.value[side][i] = Some(v);
+                    self.tell_predecessors(solver, &unit[side], side, i, v);
+                }
+            }
+            level += 1;
+        }
+    }
+
+    /// Passes the value `v` of position `i` of `side`'s table back to the positions of the
+    /// other side's table that slide into it.
+    fn tell_predecessors(
+        &mut self,
+        solver: &Solver,
+        s: &Subspace,
+        side: usize,
+        i: usize,
+        v: Value,
+    ) {
+        let rules = solver.rules;
+        let ix = &solver.indexer;
+        let pos = ix
+            .position_at(&rules, s, i)
+            .expect("scheduled positions exist");
+        let prev = 1 - side;
+        let mut before: Vec<usize> = Vec::new();
+        for_each_predecessor(&rules, &pos, |white, black| {
+            before.push(ix.index_of_men(white, black));
+        });
+        before.sort_unstable();
+        before.dedup();
+        for j in before {
+            if self.value[prev][j].is_some() {
+                continue;
+            }
+            let at = |v| (prev, j as u32, v);
+            match v {
+                Value::Loss(d) => schedule(&mut self.levels, d + 1, at(Value::Win(d + 1))),
+                Value::Win(d) => {
+                    self.counter[prev][j] -= 1;
+                    self.slowest[prev][j] = self.slowest[prev][j].max(d + 1);
+                    if self.counter[prev][j] == 0 && !self.cannot_lose[prev][j] {
+                        let l = self.slowest[prev][j];
+                        schedule(&mut self.levels, l, at(Value::Loss(l)));
+                    }
+                }
+                // Draws are what is left at the end; none is ever scheduled.
+                Value::Draw => {}
             }
         }
     }
-    tables
+
+    /// The packed tables, White to move first.
+    fn tables(self, starts: &[Vec<Start>; 2]) -> [Vec<u16>; 2] {
+        let [white, black] = self.value;
+        [packed(white, &starts[0]), packed(black, &starts[1])]
+    }
+}
+
+/// One side's packed table: unused indices stay marked as such; every other unresolved
+/// position is a draw.
+fn packed(values: Vec<Option<Value>>, starts: &[Start]) -> Vec<u16> {
+    values
+        .into_iter()
+        .zip(starts)
+        .map(|(v, st)| {
+            if st.valid {
+                v.unwrap_or(Value::Draw).pack()
+            } else {
+                super::NOT_A_POSITION
+            }
+        })
+        .collect()
 }
 
 /// What the first look at a position finds.
