@@ -199,6 +199,14 @@ struct Shared<'a> {
     start: Instant,
 }
 
+/// What the transposition table gives a node.
+enum Probe {
+    /// A score deep and bounded enough to stand for the node's own search.
+    Cut(i32),
+    /// Only the move it found best, to try first.
+    Hint(Option<Move>),
+}
+
 /// One thread's search state.
 struct Worker<'a> {
     shared: &'a Shared<'a>,
@@ -412,26 +420,13 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn negamax(&mut self, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
+    fn negamax(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32) -> i32 {
         self.check_limits();
         if self.aborted {
             return 0;
         }
-        let us = self.game.position().side_to_move();
-        match self.game.status() {
-            Status::Ongoing => {}
-            Status::Draw { .. } => return 0,
-            Status::Win { winner, .. } => {
-                return if winner == us {
-                    MATE - ply as i32
-                } else {
-                    -(MATE - ply as i32)
-                };
-            }
-        }
-        // A repetition inside the searched line: the draw the rule makes of it.
-        if self.game.twofold_since(self.root_ply) {
-            return 0;
+        if let Some(score) = self.decided(ply) {
+            return score;
         }
         let pending = self.game.position().pending_removal();
         if (depth <= 0 && !pending) || ply >= MAX_PLY {
@@ -442,24 +437,78 @@ impl<'a> Worker<'a> {
             );
         }
         let key = self.key();
-        let mut tt_move = None;
-        if let Some(e) = self.shared.tt.probe(key) {
-            tt_move = e.action.and_then(|a| self.space.decode(a as usize));
-            if e.depth >= depth {
-                let score = from_tt(e.score, ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if cut {
-                    return score;
-                }
+        let tt_move = match self.probe(key, depth, ply, alpha, beta) {
+            Probe::Cut(score) => return score,
+            Probe::Hint(tt_move) => tt_move,
+        };
+        let (score, best) = self.search_moves(depth, ply, alpha, beta, tt_move);
+        if self.aborted {
+            return 0;
+        }
+        let bound = if score >= beta {
+            Bound::Lower
+        } else if score > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let action = best.map(|m| self.space.index(m) as u16);
+        self.shared
+            .tt
+            .store(key, action, to_tt(score, ply), depth, bound);
+        score
+    }
+
+    /// The score of a position the rules have already decided: a finished game, or a
+    /// repetition inside the searched line (the draw the rule makes of it).
+    #[inline]
+    fn decided(&self, ply: usize) -> Option<i32> {
+        let us = self.game.position().side_to_move();
+        match self.game.status() {
+            Status::Ongoing => {}
+            Status::Draw { .. } => return Some(0),
+            Status::Win { winner, .. } => {
+                let mate = MATE - ply as i32;
+                return Some(if winner == us { mate } else { -mate });
             }
         }
+        self.game.twofold_since(self.root_ply).then_some(0)
+    }
+
+    /// What the table's entry for `key` gives this node.
+    #[inline]
+    fn probe(&self, key: u64, depth: i32, ply: usize, alpha: i32, beta: i32) -> Probe {
+        let Some(e) = self.shared.tt.probe(key) else {
+            return Probe::Hint(None);
+        };
+        if e.depth >= depth {
+            let score = from_tt(e.score, ply);
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if cut {
+                return Probe::Cut(score);
+            }
+        }
+        Probe::Hint(e.action.and_then(|a| self.space.decode(a as usize)))
+    }
+
+    /// The best score among the legal moves and the move that gave it, by principal
+    /// variation search (a null window after the first move, searched again on a
+    /// surprise); a cut-off is remembered by the move-ordering tables.
+    fn search_moves(
+        &mut self,
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+        tt_move: Option<Move>,
+    ) -> (i32, Option<Move>) {
+        let us = self.game.position().side_to_move();
         let moves = self.game.legal_moves();
         let ordered = self.order(&moves, tt_move, ply, us);
-        let original_alpha = alpha;
         let mut best = (-INF, None);
         for (i, &(_, mv)) in ordered.iter().enumerate() {
             self.game.play_unchecked(mv);
@@ -477,39 +526,33 @@ impl<'a> Worker<'a> {
             };
             self.game.undo();
             if self.aborted {
-                return 0;
+                return best;
             }
             if score > best.0 {
                 best = (score, Some(mv));
             }
-            if score > alpha {
-                alpha = score;
-            }
+            alpha = alpha.max(score);
             if alpha >= beta {
-                if !mv.is_removal() {
-                    let k = &mut self.killers[ply];
-                    if k[0] != Some(mv) {
-                        k[1] = k[0];
-                        k[0] = Some(mv);
-                    }
-                }
-                let h = &mut self.history[us.index() * self.space.len() + self.space.index(mv)];
-                *h = (*h + depth * depth).min(1 << 20);
+                self.remember_cutoff(mv, ply, us, depth);
                 break;
             }
         }
-        let bound = if best.0 >= beta {
-            Bound::Lower
-        } else if best.0 > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
-        let action = best.1.map(|m| self.space.index(m) as u16);
-        self.shared
-            .tt
-            .store(key, action, to_tt(best.0, ply), depth, bound);
-        best.0
+        best
+    }
+
+    /// A move that cut the search off: a killer at its ply (removals excepted), and
+    /// history credit growing with the depth it cut at.
+    #[inline]
+    fn remember_cutoff(&mut self, mv: Move, ply: usize, us: kvarn_game::Color, depth: i32) {
+        if !mv.is_removal() {
+            let k = &mut self.killers[ply];
+            if k[0] != Some(mv) {
+                k[1] = k[0];
+                k[0] = Some(mv);
+            }
+        }
+        let h = &mut self.history[us.index() * self.space.len() + self.space.index(mv)];
+        *h = (*h + depth * depth).min(1 << 20);
     }
 
     /// Moves sorted best first: the table move, then moves that close a mill and
