@@ -134,50 +134,18 @@ pub struct BenchHeader {
 /// every (phase, outcome) pair, reproducibly from `seed`.
 pub fn sample(solver: &Solver, n: usize, seed: u64) -> Vec<BenchPosition> {
     let rules = *solver.rules();
-    let mut tables: Vec<(&Subspace, &Vec<u16>)> = solver.tables().iter().collect();
-    tables.sort_by_key(|(s, _)| **s);
-    let total: usize = tables.iter().map(|(_, t)| t.len()).sum();
+    let tables = Tables::of(solver);
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let per_kind = n.div_ceil(tables.survey_kinds(n, &mut rng).max(1));
     let mut by_kind: BTreeMap<(Phase, Outcome), Vec<BenchPosition>> = BTreeMap::new();
-    // Which (phase, outcome) kinds the tables hold, from a survey, so that each gets an
-    // equal share.
-    let pick = |rng: &mut Pcg64Mcg| -> Option<(Subspace, usize, Position, Value)> {
-        let mut r = rng.random_range(0..total);
-        let (s, table) = tables.iter().find(|(_, t)| {
-            let here = r < t.len();
-            if !here {
-                r -= t.len();
-            }
-            here
-        })?;
-        let v = table[r];
-        if v == NOT_A_POSITION {
-            return None;
-        }
-        let pos = solver.position_at(s, r)?;
-        // A finished game offers no move to judge.
-        if pos.legal_moves(&rules).is_empty() {
-            return None;
-        }
-        Some((**s, r, pos, Value::unpack(v)))
-    };
-    let mut kinds = std::collections::BTreeSet::new();
-    if total > 0 {
-        for _ in 0..(20 * n).max(2_000) {
-            if let Some((_, _, pos, v)) = pick(&mut rng) {
-                kinds.insert((Phase::of(&rules, &pos), v.outcome()));
-            }
-        }
-    }
-    let per_kind = n.div_ceil(kinds.len().max(1));
     let mut taken = std::collections::HashSet::new();
     let mut accepted = 0;
     let mut attempts = 0;
-    while accepted < n && attempts < 400 * n + 10_000 && total > 0 {
+    while accepted < n && attempts < 400 * n + 10_000 && tables.total > 0 {
         attempts += 1;
         // Balanced first; after enough tries, whatever the tables hold.
         let balanced = attempts < 200 * n;
-        let Some((s, r, pos, value)) = pick(&mut rng) else {
+        let Some((s, r, pos, value)) = tables.pick(&mut rng) else {
             continue;
         };
         if !taken.insert((s, r)) {
@@ -188,27 +156,90 @@ pub fn sample(solver: &Solver, n: usize, seed: u64) -> Vec<BenchPosition> {
         if balanced && slot.len() >= per_kind {
             continue;
         }
-        let moves = solver.move_values(&pos);
-        let legal = moves.len() as u16;
-        let preserving = moves
-            .into_iter()
-            .filter(|(_, mv)| mv.is_some_and(|mv| mv.outcome() == value.outcome()))
-            .map(|(m, _)| m.to_string())
-            .collect();
-        slot.push(BenchPosition {
-            position: pos.to_position_string(&rules),
-            phase,
-            value: value.outcome(),
-            distance: match value {
-                Value::Win(d) | Value::Loss(d) => d,
-                Value::Draw => 0,
-            },
-            preserving,
-            legal,
-        });
+        slot.push(bench_position(solver, &pos, phase, value));
         accepted += 1;
     }
     by_kind.into_values().flatten().collect()
+}
+
+/// The solver's tables in a fixed order, to draw positions uniformly from.
+struct Tables<'a> {
+    solver: &'a Solver,
+    tables: Vec<(&'a Subspace, &'a Vec<u16>)>,
+    /// Indices over all tables.
+    total: usize,
+}
+
+impl<'a> Tables<'a> {
+    fn of(solver: &'a Solver) -> Self {
+        let mut tables: Vec<(&Subspace, &Vec<u16>)> = solver.tables().iter().collect();
+        tables.sort_by_key(|(s, _)| **s);
+        let total = tables.iter().map(|(_, t)| t.len()).sum();
+        Tables {
+            solver,
+            tables,
+            total,
+        }
+    }
+
+    /// A uniformly drawn index, where it is a position with a move to judge (a finished
+    /// game offers none).
+    fn pick(&self, rng: &mut Pcg64Mcg) -> Option<(Subspace, usize, Position, Value)> {
+        let mut r = rng.random_range(0..self.total);
+        let (s, table) = self.tables.iter().find(|(_, t)| {
+            let here = r < t.len();
+            if !here {
+                r -= t.len();
+            }
+            here
+        })?;
+        let v = table[r];
+        if v == NOT_A_POSITION {
+            return None;
+        }
+        let pos = self.solver.position_at(s, r)?;
+        if pos.legal_moves(self.solver.rules()).is_empty() {
+            return None;
+        }
+        Some((**s, r, pos, Value::unpack(v)))
+    }
+
+    /// How many (phase, outcome) kinds the tables hold, from a survey of draws, so that
+    /// a sample of `n` gives each an equal share.
+    fn survey_kinds(&self, n: usize, rng: &mut Pcg64Mcg) -> usize {
+        let mut kinds = std::collections::BTreeSet::new();
+        if self.total > 0 {
+            for _ in 0..(20 * n).max(2_000) {
+                if let Some((_, _, pos, v)) = self.pick(rng) {
+                    kinds.insert((Phase::of(self.solver.rules(), &pos), v.outcome()));
+                }
+            }
+        }
+        kinds.len()
+    }
+}
+
+/// The benchmark row of `pos`, whose exact value is `value`: which moves keep it.
+fn bench_position(solver: &Solver, pos: &Position, phase: Phase, value: Value) -> BenchPosition {
+    let rules = solver.rules();
+    let moves = solver.move_values(pos);
+    let legal = moves.len() as u16;
+    let preserving = moves
+        .into_iter()
+        .filter(|(_, mv)| mv.is_some_and(|mv| mv.outcome() == value.outcome()))
+        .map(|(m, _)| m.to_string())
+        .collect();
+    BenchPosition {
+        position: pos.to_position_string(rules),
+        phase,
+        value: value.outcome(),
+        distance: match value {
+            Value::Win(d) | Value::Loss(d) => d,
+            Value::Draw => 0,
+        },
+        preserving,
+        legal,
+    }
 }
 
 /// A half of a committed benchmark set: one to tune on, one held out for reports, so
