@@ -77,44 +77,10 @@ impl Position {
             ));
         }
         let groups = ring_groups(rules);
-        let men = read_board(fields[0], &groups, &GLYPHS).map_err(|e| {
-            err(
-                "board",
-                match e {
-                    BoardTextError::GroupCount { found } => format!(
-                        "{} is played on {} rings, so the board needs {} groups of 8 separated by `/`, found {found}",
-                        rules.variant(),
-                        groups.len(),
-                        groups.len()
-                    ),
-                    BoardTextError::GroupLength { group } => format!(
-                        "group `{group}` has {} characters, not 8",
-                        group.chars().count()
-                    ),
-                    BoardTextError::Glyph { square, glyph } => {
-                        format!("`{glyph}` at {square}: use W (white), B (black) or . (empty)")
-                    }
-                },
-            )
-        })?;
+        let men = read_board(fields[0], &groups, &GLYPHS)
+            .map_err(|e| err("board", board_error(rules, groups.len(), e)))?;
         let side = read_side(fields[1]).map_err(|r| err("side", r))?;
-        let (w, b) = fields[2].split_once('/').ok_or_else(|| {
-            err(
-                "men in hand",
-                format!("`{}` should be <white>/<black>, e.g. 9/9", fields[2]),
-            )
-        })?;
-        // Plain decimal digits only, so that the string reads back as it was written.
-        let digits = |v: &str| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
-        let hand = |v: &str, who: &str| {
-            v.parse::<u8>().ok().filter(|_| digits(v)).ok_or_else(|| {
-                err(
-                    "men in hand",
-                    format!("{who}'s `{v}` is not a number 0..255"),
-                )
-            })
-        };
-        let in_hand = [hand(w, "white")?, hand(b, "black")?];
+        let in_hand = read_hands(fields[2]).map_err(|r| err("men in hand", r))?;
         let pending_removal = match fields[3] {
             "-" => false,
             "x" => true,
@@ -123,7 +89,7 @@ impl Position {
         let counter = |v: &str, field: &'static str| {
             v.parse::<u16>()
                 .ok()
-                .filter(|_| digits(v))
+                .filter(|_| is_decimal(v))
                 .ok_or_else(|| err(field, format!("`{v}` is not a number 0..65535")))
         };
         let no_capture = counter(fields[4], "no-capture")?;
@@ -137,5 +103,41 @@ impl Position {
             turns,
         };
         Position::from_setup(rules, &setup).map_err(|e| err(e.field, e.reason))
+    }
+}
+
+/// Plain decimal digits only, so that a position string reads back as it was written.
+fn is_decimal(v: &str) -> bool {
+    !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The men in hand, `<white>/<black>`.
+fn read_hands(field: &str) -> Result<[u8; 2], String> {
+    let (w, b) = field
+        .split_once('/')
+        .ok_or_else(|| format!("`{field}` should be <white>/<black>, e.g. 9/9"))?;
+    let hand = |v: &str, who: &str| {
+        v.parse::<u8>()
+            .ok()
+            .filter(|_| is_decimal(v))
+            .ok_or_else(|| format!("{who}'s `{v}` is not a number 0..255"))
+    };
+    Ok([hand(w, "white")?, hand(b, "black")?])
+}
+
+/// What is wrong with a board field, for a reader who sees the string.
+fn board_error(rules: &Rules, rings: usize, e: BoardTextError) -> String {
+    match e {
+        BoardTextError::GroupCount { found } => format!(
+            "{} is played on {rings} rings, so the board needs {rings} groups of 8 separated by `/`, found {found}",
+            rules.variant()
+        ),
+        BoardTextError::GroupLength { group } => format!(
+            "group `{group}` has {} characters, not 8",
+            group.chars().count()
+        ),
+        BoardTextError::Glyph { square, glyph } => {
+            format!("`{glyph}` at {square}: use W (white), B (black) or . (empty)")
+        }
     }
 }
