@@ -84,7 +84,28 @@ struct NetSpec {
 impl NetSpec {
     fn parse(options: &str) -> anyhow::Result<NetSpec> {
         let mut model = None;
-        let mut spec = NetSpec {
+        let mut spec = NetSpec::defaults();
+        for item in options.split(',').filter(|s| !s.is_empty()) {
+            match item.split_once('=') {
+                Some(("model", v)) => model = Some(PathBuf::from(v)),
+                Some((key, v)) => spec.set(key, v)?,
+                None if item == "burn" => spec.path = InferencePath::Burn,
+                None => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),
+            }
+        }
+        if !spec.search.move_choice.fits(spec.search.root) {
+            anyhow::bail!(
+                "net: move_choice=lcb needs root=puct: a Gumbel root plays the move its \
+                 halving kept"
+            );
+        }
+        spec.model = model.context("net needs model=FILE (a .kvmodel or .safetensors file)")?;
+        Ok(spec)
+    }
+
+    /// Every option at its default; the model still to be named.
+    fn defaults() -> NetSpec {
+        NetSpec {
             model: PathBuf::new(),
             simulations_given: false,
             movetime: None,
@@ -98,74 +119,58 @@ impl NetSpec {
             symmetries: 1,
             db: None,
             db_men: None,
-        };
-        for item in options.split(',').filter(|s| !s.is_empty()) {
-            let Some((key, v)) = item.split_once('=') else {
-                match item {
-                    "burn" => spec.path = InferencePath::Burn,
-                    _ => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),
-                }
-                continue;
-            };
-            match key {
-                "model" => model = Some(PathBuf::from(v)),
-                "simulations" => {
-                    spec.search.simulations = number(key, v, 1..=u32::MAX, "a count >= 1")?;
-                    spec.simulations_given = true;
-                }
-                "movetime" => {
-                    let ms = number(key, v, 1..=u64::MAX, "milliseconds >= 1")?;
-                    spec.movetime = Some(Duration::from_millis(ms));
-                }
-                "contempt" => {
-                    spec.search.contempt = number(key, v, -1.0..=1.0, "a number in -1..1")?
-                }
-                "c_puct" => spec.search.c_puct = number(key, v, 0.0..=100.0, "a number in 0..100")?,
-                "fpu" => spec.search.fpu_reduction = number(key, v, 0.0..=2.0, "a number in 0..2")?,
-                "root" => {
-                    spec.search.root = match v {
-                        "puct" => RootSearch::Puct,
-                        "gumbel" => RootSearch::Gumbel,
-                        _ => anyhow::bail!("net: root `{v}` is not `puct` or `gumbel`"),
-                    }
-                }
-                "root_value" => {
-                    spec.search.root_value = v
-                        .parse()
-                        .map_err(|e| anyhow::anyhow!("net: root_value {e}"))?;
-                }
-                "twofold_draws" => {
-                    spec.search.twofold_draws = match v {
-                        "true" => true,
-                        "false" => false,
-                        _ => anyhow::bail!("net: twofold_draws `{v}` is not `true` or `false`"),
-                    }
-                }
-                "move_choice" => {
-                    spec.search.move_choice = v
-                        .parse()
-                        .map_err(|e| anyhow::anyhow!("net: move_choice {e}"))?;
-                }
-                "lcb_stdevs" => {
-                    spec.search.lcb_stdevs = number(key, v, 0.0..=100.0, "a number in 0..100")?
-                }
-                "symmetries" => {
-                    let what = format!("a count in 1..={SYMMETRY_COUNT}");
-                    spec.symmetries = number(key, v, 1..=SYMMETRY_COUNT, &what)?;
-                }
-                "db" => spec.db = Some(PathBuf::from(v)),
-                "db_men" => spec.db_men = Some(number(key, v, 3..=9, "a count in 3..=9")?),
-                _ => anyhow::bail!("net: unknown option `{item}` ({OPTIONS})"),
+        }
+    }
+
+    /// Sets option `key` to the text `v`, or says why it cannot.
+    fn set(&mut self, key: &str, v: &str) -> anyhow::Result<()> {
+        let search = &mut self.search;
+        match key {
+            "simulations" => {
+                search.simulations = number(key, v, 1..=u32::MAX, "a count >= 1")?;
+                self.simulations_given = true;
             }
+            "movetime" => {
+                let ms = number(key, v, 1..=u64::MAX, "milliseconds >= 1")?;
+                self.movetime = Some(Duration::from_millis(ms));
+            }
+            "contempt" => search.contempt = number(key, v, -1.0..=1.0, "a number in -1..1")?,
+            "c_puct" => search.c_puct = number(key, v, 0.0..=100.0, "a number in 0..100")?,
+            "fpu" => search.fpu_reduction = number(key, v, 0.0..=2.0, "a number in 0..2")?,
+            "root" => {
+                search.root = match v {
+                    "puct" => RootSearch::Puct,
+                    "gumbel" => RootSearch::Gumbel,
+                    _ => anyhow::bail!("net: root `{v}` is not `puct` or `gumbel`"),
+                }
+            }
+            "root_value" => {
+                search.root_value = v
+                    .parse()
+                    .map_err(|e| anyhow::anyhow!("net: root_value {e}"))?;
+            }
+            "twofold_draws" => {
+                search.twofold_draws = match v {
+                    "true" => true,
+                    "false" => false,
+                    _ => anyhow::bail!("net: twofold_draws `{v}` is not `true` or `false`"),
+                }
+            }
+            "move_choice" => {
+                search.move_choice = v
+                    .parse()
+                    .map_err(|e| anyhow::anyhow!("net: move_choice {e}"))?;
+            }
+            "lcb_stdevs" => search.lcb_stdevs = number(key, v, 0.0..=100.0, "a number in 0..100")?,
+            "symmetries" => {
+                let what = format!("a count in 1..={SYMMETRY_COUNT}");
+                self.symmetries = number(key, v, 1..=SYMMETRY_COUNT, &what)?;
+            }
+            "db" => self.db = Some(PathBuf::from(v)),
+            "db_men" => self.db_men = Some(number(key, v, 3..=9, "a count in 3..=9")?),
+            _ => anyhow::bail!("net: unknown option `{key}={v}` ({OPTIONS})"),
         }
-        if !spec.search.move_choice.fits(spec.search.root) {
-            anyhow::bail!(
-                "net: move_choice=lcb needs root=puct: a Gumbel root plays the move its \
-                 halving kept"
-            );
-        }
-        spec.model = model.context("net needs model=FILE (a .kvmodel or .safetensors file)")?;
-        Ok(spec)
+        Ok(())
     }
 
     /// Simulations bound the search where given, or where no time limit is.
