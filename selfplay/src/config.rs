@@ -244,6 +244,32 @@ impl Default for PlayoutCap {
     }
 }
 
+/// Games in which one side searches deeper than the other (`[selfplay.deep_side]`).
+///
+/// Self-play learns that a move loses only from a game in which the other side finds the
+/// win. Where the win is a long attack that the run's own search does not read out, equal
+/// sides walk past it for ever: the losing move is played, the game is drawn, and the
+/// value of the position after it is learnt as a draw. A side with `factor` times the
+/// simulations reads further; its searches make the value targets of the positions the
+/// shallower side walks into. The same network plays both sides: nothing but self-play.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeepSide {
+    /// Share of the games with a deeper side (its colour drawn per game).
+    pub share: f64,
+    /// The deeper side's simulations, full and cheap, as a multiple of the others'.
+    pub factor: u32,
+}
+
+impl Default for DeepSide {
+    fn default() -> Self {
+        DeepSide {
+            share: 0.0,
+            factor: 4,
+        }
+    }
+}
+
 /// Endgame databases in self-play (the run's `[solver]` databases): exact leaves in the
 /// search, and games ended by them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -321,6 +347,8 @@ pub struct SelfPlayConfig {
     pub random_starts: RandomStarts,
     /// Games started from positions of the previous generation's games (none by default).
     pub branch_starts: BranchStarts,
+    /// Games in which one side searches deeper (none by default).
+    pub deep_side: DeepSide,
     /// Endgame databases (off by default).
     pub endgame: EndgameUse,
     /// Where a training run's self-play games are played: on this machine, or on a Ray
@@ -411,6 +439,7 @@ impl Default for SelfPlayConfig {
             playout_cap: PlayoutCap::default(),
             random_starts: RandomStarts::default(),
             branch_starts: BranchStarts::default(),
+            deep_side: DeepSide::default(),
             endgame: EndgameUse::default(),
             backend: Backend::Local,
             ray: RayConfig::default(),
@@ -549,6 +578,12 @@ impl SelfPlayConfig {
             "selfplay.branch_starts.share",
             "and selfplay.random_starts.share add up to more than 1",
         )?;
+        SettingError::check(
+            (0.0..=1.0).contains(&self.deep_side.share),
+            "selfplay.deep_side.share",
+            "must be in 0..=1",
+        )?;
+        SettingError::check_range("selfplay.deep_side.factor", self.deep_side.factor, 1..=64)?;
         SettingError::check(
             (0.0..=1.0).contains(&self.endgame.decisive_starts),
             "selfplay.endgame.decisive_starts",

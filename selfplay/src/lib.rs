@@ -29,8 +29,8 @@ pub mod tree;
 pub use agent::{SearchAgent, SearchPlayer};
 pub use branch::{BranchPool, BranchStarts};
 pub use config::{
-    Backend, EndgameUse, ForcedScope, LCB_MIN_VISIT_SHARE, LCB_NEEDS_PUCT, MoveChoice, PlayoutCap,
-    RayConfig, RootSearch, RootValue, SearchConfig, SelfPlayConfig, SettingError,
+    Backend, DeepSide, EndgameUse, ForcedScope, LCB_MIN_VISIT_SHARE, LCB_NEEDS_PUCT, MoveChoice,
+    PlayoutCap, RayConfig, RootSearch, RootValue, SearchConfig, SelfPlayConfig, SettingError,
 };
 pub use endgame::Endgame;
 pub use engine::NetEngineMaker;

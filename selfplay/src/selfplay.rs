@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
-use kvarn_game::{BatchError, BatchSim, ENCODING_VERSION, Game, Move, Rules, Status};
+use kvarn_game::{BatchError, BatchSim, Color, ENCODING_VERSION, Game, Move, Rules, Status};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -77,6 +77,8 @@ pub struct PlayedGame {
     pub random_start: bool,
     /// Whether it started from a position of an earlier game (`selfplay.branch_starts`).
     pub branch_start: bool,
+    /// The side that searched deeper (`selfplay.deep_side`), if one did.
+    pub deep_side: Option<Color>,
 }
 
 /// What a run did and where its time went.
@@ -109,6 +111,8 @@ pub struct SelfPlayStats {
     pub random_starts: u64,
     /// Games that started from a position of an earlier game.
     pub branch_starts: u64,
+    /// Wins, draws and losses of the deeper side in the games that had one.
+    pub deep_side_results: [u64; 3],
     /// Cache hits and misses.
     pub cache_hits: u64,
     /// Cache misses.
@@ -136,6 +140,14 @@ impl SelfPlayStats {
         self.played_out += u64::from(game.played_out);
         self.random_starts += u64::from(game.random_start);
         self.branch_starts += u64::from(game.branch_start);
+        if let Some(deep) = game.deep_side {
+            let score = if deep == Color::White {
+                game.result
+            } else {
+                -game.result
+            };
+            self.deep_side_results[(1 - score) as usize] += 1;
+        }
     }
 
     fn add(&mut self, o: &SelfPlayStats) {
@@ -154,6 +166,9 @@ impl SelfPlayStats {
         self.played_out += o.played_out;
         self.random_starts += o.random_starts;
         self.branch_starts += o.branch_starts;
+        for (d, o) in self.deep_side_results.iter_mut().zip(o.deep_side_results) {
+            *d += o;
+        }
         self.cache_misses += o.cache_misses;
         self.shards.extend(o.shards.iter().cloned());
     }
@@ -321,6 +336,8 @@ struct Slot {
     random_start: bool,
     /// Started from a position of an earlier game.
     branch_start: bool,
+    /// The side that searches deeper (`selfplay.deep_side`), if one does.
+    deep_side: Option<Color>,
 }
 
 /// Where a game starts.
@@ -468,6 +485,7 @@ impl<E: Evaluator> Worker<'_, E> {
             reached_databases: false,
             random_start,
             branch_start: branch.is_some(),
+            deep_side: deep_side_of(job, index),
         };
         if !at_position {
             play_random_opening(self.ctx, job, &mut s, &mut self.sim, i)?;
@@ -641,7 +659,9 @@ fn start_search(ctx: &SearchContext, cfg: &SelfPlayConfig, s: &mut Slot) {
     } else {
         cfg.playout_cap.cheap_simulations
     };
-    s.search.start(sims, s.full);
+    let deeper = s.deep_side == Some(s.search.game.position().side_to_move());
+    let factor = if deeper { cfg.deep_side.factor } else { 1 };
+    s.search.start(sims.saturating_mul(factor), s.full);
 }
 
 /// Records the finished search, plays its move in the simulator (slot `i`) and in the
@@ -682,8 +702,12 @@ fn finish_move(
         explored: result.explored && ply >= temperature_plies,
         surprise: result.surprise,
     });
+    // The deeper side's tree is not handed on: the other side searches with its own
+    // simulations alone.
+    let deeper = s.deep_side == Some(sim.positions()[i].side_to_move());
     let ended = sim.step_one(i, result.action)?;
-    s.search.play(ctx, result.action, ctx.config.reuse_tree);
+    s.search
+        .play(ctx, result.action, ctx.config.reuse_tree && !deeper);
     let (white, plies) = match ended {
         Some(f) => (white_score(f.status), f.plies),
         None => {
@@ -702,6 +726,19 @@ fn finish_move(
     Ok(Some(finished_game(s, white, plies)))
 }
 
+/// The side of game `index` that searches deeper (`selfplay.deep_side`), if any: drawn
+/// from the run's seed and the index alone, so that it does not disturb the game's moves.
+fn deep_side_of(job: &SelfPlayJob, index: u64) -> Option<Color> {
+    let deep = &job.selfplay.deep_side;
+    (drawn(job.seed, DEEP_SIDE_STREAM, index) < deep.share).then(|| {
+        if drawn(job.seed, DEEP_COLOUR_STREAM, index) < 0.5 {
+            Color::White
+        } else {
+            Color::Black
+        }
+    })
+}
+
 /// Whether game `index` is one of the share played to the end past the databases: drawn
 /// from the run's seed and the index alone, so that it does not disturb the game's moves.
 fn plays_out(job: &SelfPlayJob, index: u64) -> bool {
@@ -717,6 +754,9 @@ pub(crate) fn drawn(seed: u64, stream: u64, index: u64) -> f64 {
 
 /// Seed stream of the play-out draw.
 const PLAY_OUT_STREAM: u64 = 0x656e_6467;
+/// Seed stream of the deep-side draw, and of its colour.
+const DEEP_SIDE_STREAM: u64 = 0x6465_6570;
+const DEEP_COLOUR_STREAM: u64 = 0x636f_6c6f;
 /// Seed stream of the random-start draw.
 const RANDOM_START_STREAM: u64 = 0x7374_6172;
 /// Seed stream of the decisive-start draw.
@@ -743,7 +783,7 @@ fn adjudicate(job: &SelfPlayJob, s: &mut Slot) -> Option<i8> {
 fn white_score(status: Status) -> i8 {
     match status {
         Status::Win {
-            winner: kvarn_game::Color::White,
+            winner: Color::White,
             ..
         } => 1,
         Status::Win { .. } => -1,
@@ -755,7 +795,7 @@ fn white_score(status: Status) -> i8 {
 fn finished_game(s: &mut Slot, white: i8, plies: u32) -> PlayedGame {
     let mut samples = std::mem::take(&mut s.samples);
     for sample in &mut samples {
-        sample.result = if sample.position.side_to_move() == kvarn_game::Color::White {
+        sample.result = if sample.position.side_to_move() == Color::White {
             white
         } else {
             -white
@@ -766,11 +806,12 @@ fn finished_game(s: &mut Slot, white: i8, plies: u32) -> PlayedGame {
         result: white,
         plies,
         samples,
-        final_men: kvarn_game::Color::BOTH.map(|c| s.search.game.position().men(c)),
+        final_men: Color::BOTH.map(|c| s.search.game.position().men(c)),
         adjudicated: false,
         played_out: s.reached_databases && !s.random_start,
         random_start: s.random_start,
         branch_start: s.branch_start,
+        deep_side: s.deep_side,
     }
 }
 

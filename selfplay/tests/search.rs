@@ -9,7 +9,7 @@ use kvarn_game::{
 };
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
-    Advance, BranchPool, BranchStarts, EvalCache, Evaluator, ForcedScope, GameSearch,
+    Advance, BranchPool, BranchStarts, DeepSide, EvalCache, Evaluator, ForcedScope, GameSearch,
     LCB_MIN_VISIT_SHARE, MoveChoice, PlayoutCap, RootSearch, RootValue, Sample, SearchConfig,
     SearchContext, SearchResult, SelfPlayConfig, SelfPlayJob, SymmetryAveraged, UniformEvaluator,
     policy_surprise, read_shard, run, selfplay::game_rng,
@@ -1020,6 +1020,48 @@ fn decisions_off_the_most_visited(
         }
     }
     off
+}
+
+#[test]
+fn a_deeper_side_searches_with_more_simulations_in_its_share_of_the_games() {
+    let rules = six();
+    let eval = HashEvaluator(uniform(&rules));
+    let play = |share: f64, factor: u32, games_per_thread: usize, threads: usize| {
+        let mut j = job(12, games_per_thread, threads, RootSearch::Puct, None);
+        j.selfplay.deep_side = DeepSide { share, factor };
+        run(&j, &eval, None).unwrap()
+    };
+    let per_ply = |stats: &kvarn_selfplay::SelfPlayStats| {
+        stats.evaluations as f64 / stats.plies.max(1) as f64
+    };
+    let (plain, plain_games) = play(0.0, 4, 3, 1);
+    assert!(plain_games.iter().all(|g| g.deep_side.is_none()));
+    assert_eq!(plain.deep_side_results, [0, 0, 0]);
+
+    let (deep, deep_games) = play(1.0, 4, 3, 1);
+    let sides: Vec<_> = deep_games.iter().filter_map(|g| g.deep_side).collect();
+    assert_eq!(sides.len(), 12, "every game has a deeper side");
+    assert!(sides.contains(&Color::White) && sides.contains(&Color::Black));
+    assert_eq!(deep.deep_side_results.iter().sum::<u64>(), 12);
+    // Half the moves at four times the simulations: about 2.5 times the network calls.
+    assert!(
+        per_ply(&deep) > 1.8 * per_ply(&plain),
+        "{} against {} network calls a ply",
+        per_ply(&deep),
+        per_ply(&plain)
+    );
+    assert_eq!(
+        deep_games,
+        play(1.0, 4, 4, 2).1,
+        "the same games however interleaved"
+    );
+
+    let (_, half) = play(0.5, 4, 3, 1);
+    let with = half.iter().filter(|g| g.deep_side.is_some()).count();
+    assert!(
+        (2..=10).contains(&with),
+        "{with} of 12 games with a deeper side"
+    );
 }
 
 #[test]

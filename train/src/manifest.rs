@@ -300,6 +300,10 @@ pub struct SelfPlayFigures {
     /// Games that reached a certain database position and were played on.
     #[serde(default)]
     pub played_out: u64,
+    /// Wins, draws and losses of the deeper side in the games that had one
+    /// (`selfplay.deep_side`).
+    #[serde(default)]
+    pub deep_side_results: [u64; 3],
     /// Ray nodes that played the games (none: this machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster_nodes: Option<u32>,

@@ -24,6 +24,8 @@ pub enum Metric {
     SelfPlayAdjudicated,
     /// Share of them that reached a certain database position and were played on.
     SelfPlayPlayedOut,
+    /// Share of points the deeper side took in the games that had one (a draw is half).
+    SelfPlayDeepSideScore,
     /// Optimiser steps per second.
     TrainStepsPerSecond,
     /// Samples in the replay window.
@@ -123,6 +125,7 @@ impl Metric {
             Metric::SelfPlayPositionsPerSecond => "selfplay/positions_per_second".into(),
             Metric::SelfPlayAdjudicated => "selfplay/adjudicated_share".into(),
             Metric::SelfPlayPlayedOut => "selfplay/played_out_share".into(),
+            Metric::SelfPlayDeepSideScore => "selfplay/deep_side_score".into(),
             Metric::TrainStepsPerSecond => "train/steps_per_second".into(),
             Metric::WindowSamples => "train/window_samples".into(),
             Metric::WindowSurpriseIn(p) => format!("train/window_policy_surprise_{}", p.name()),
@@ -158,6 +161,7 @@ impl Metric {
             Metric::SelfPlayPositionsPerSecond => "self-play positions/s".into(),
             Metric::SelfPlayAdjudicated => "games adjudicated".into(),
             Metric::SelfPlayPlayedOut => "games played on from the databases".into(),
+            Metric::SelfPlayDeepSideScore => "deeper side's self-play score".into(),
             Metric::TrainStepsPerSecond => "training steps/s".into(),
             Metric::WindowSamples => "window samples".into(),
             Metric::WindowSurpriseIn(p) => format!("window policy surprise, {}", p.name()),
@@ -194,7 +198,9 @@ impl Metric {
             Metric::Promoted => Format::YesNo,
             Metric::Seconds | Metric::Elo(_) => Format::Fixed(1),
             Metric::SelfPlayPositionsPerSecond => Format::Fixed(0),
-            Metric::SelfPlayAdjudicated | Metric::SelfPlayPlayedOut => Format::Share,
+            Metric::SelfPlayAdjudicated
+            | Metric::SelfPlayPlayedOut
+            | Metric::SelfPlayDeepSideScore => Format::Share,
             Metric::TrainStepsPerSecond => Format::Fixed(2),
             Metric::LossPolicy
             | Metric::LossValue
@@ -227,6 +233,11 @@ impl Metric {
                     s.played_out
                 };
                 (s.games > 0).then(|| n as f64 / s.games as f64)
+            }
+            Metric::SelfPlayDeepSideScore => {
+                let [won, drawn, lost] = record.selfplay.deep_side_results;
+                let games = won + drawn + lost;
+                (games > 0).then(|| (won as f64 + 0.5 * drawn as f64) / games as f64)
             }
             Metric::TrainStepsPerSecond => Some(record.training.steps_per_second),
             Metric::WindowSamples => Some(record.training.window_samples as f64),
@@ -313,6 +324,9 @@ pub fn metrics_of(config: &RunConfig) -> Vec<Metric> {
     out.extend(phases_of(config).map(Metric::WindowSurpriseIn));
     if config.selfplay.endgame.in_games() {
         out.extend([Metric::SelfPlayAdjudicated, Metric::SelfPlayPlayedOut]);
+    }
+    if config.selfplay.deep_side.share > 0.0 {
+        out.push(Metric::SelfPlayDeepSideScore);
     }
     for o in opponents(config) {
         out.extend([Metric::Score(o), Metric::Elo(o), Metric::Failed(o)]);

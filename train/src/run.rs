@@ -393,6 +393,7 @@ impl<'a> Run<'a> {
             games: stats.games,
             adjudicated: stats.adjudicated,
             played_out: stats.played_out,
+            deep_side_results: stats.deep_side_results,
             cluster_nodes: cluster.map(|c| c.nodes.len() as u32),
         };
         manifest.state.selfplay_done = Some(SelfPlayDone {

@@ -211,6 +211,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
             "played_out": stats.played_out,
             "random_starts": stats.random_starts,
             "branch_starts": stats.branch_starts,
+            "deep_side_results": stats.deep_side_results,
             "seconds": stats.elapsed.as_secs_f64(),
         });
         std::fs::write(path, figures.to_string())
@@ -283,6 +284,13 @@ fn print_stats(stats: &SelfPlayStats, engine: &Inference) {
         outln!(
             "{:.1}% of games started from positions of earlier games",
             share(stats.branch_starts)
+        );
+    }
+    let [won, drawn, lost] = stats.deep_side_results;
+    if won + drawn + lost > 0 {
+        outln!(
+            "{:.1}% of games with a deeper side; it won {won}, drew {drawn} and lost {lost}",
+            share(won + drawn + lost)
         );
     }
 }

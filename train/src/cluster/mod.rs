@@ -50,6 +50,9 @@ struct TaskLine {
     /// Absent from tasks of builds before random starts.
     #[serde(default)]
     random_starts: u64,
+    /// Absent from tasks of builds before deep sides.
+    #[serde(default)]
+    deep_side_results: [u64; 3],
 }
 
 /// What the cluster needs for one generation.
@@ -230,6 +233,13 @@ fn add(stats: &mut SelfPlayStats, task: &TaskLine) {
     stats.adjudicated += task.adjudicated;
     stats.played_out += task.played_out;
     stats.random_starts += task.random_starts;
+    for (s, r) in stats
+        .deep_side_results
+        .iter_mut()
+        .zip(task.deep_side_results)
+    {
+        *s += r;
+    }
 }
 
 #[cfg(test)]
