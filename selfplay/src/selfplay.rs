@@ -340,6 +340,13 @@ struct Slot {
     deep_side: Option<Color>,
 }
 
+impl Slot {
+    /// Whether the side to move is the game's deeper side (`selfplay.deep_side`).
+    fn deeper_to_move(&self) -> bool {
+        self.deep_side == Some(self.search.game.position().side_to_move())
+    }
+}
+
 /// Where a game starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum StartKind {
@@ -659,8 +666,11 @@ fn start_search(ctx: &SearchContext, cfg: &SelfPlayConfig, s: &mut Slot) {
     } else {
         cfg.playout_cap.cheap_simulations
     };
-    let deeper = s.deep_side == Some(s.search.game.position().side_to_move());
-    let factor = if deeper { cfg.deep_side.factor } else { 1 };
+    let factor = if s.deeper_to_move() {
+        cfg.deep_side.factor
+    } else {
+        1
+    };
     s.search.start(sims.saturating_mul(factor), s.full);
 }
 
@@ -704,7 +714,7 @@ fn finish_move(
     });
     // The deeper side's tree is not handed on: the other side searches with its own
     // simulations alone.
-    let deeper = s.deep_side == Some(sim.positions()[i].side_to_move());
+    let deeper = s.deeper_to_move();
     let ended = sim.step_one(i, result.action)?;
     s.search
         .play(ctx, result.action, ctx.config.reuse_tree && !deeper);
