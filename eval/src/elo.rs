@@ -19,6 +19,15 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Counts one game by its result from this side's view: 1 won, 0 drawn, -1 lost.
+    pub fn record(&mut self, result: i8) {
+        match result.signum() {
+            1 => self.wins += 1,
+            0 => self.draws += 1,
+            _ => self.losses += 1,
+        }
+    }
+
     /// Number of games.
     pub fn games(&self) -> u32 {
         self.wins + self.draws + self.losses
@@ -63,6 +72,14 @@ impl Tally {
     }
 }
 
+impl std::ops::AddAssign for Tally {
+    fn add_assign(&mut self, o: Tally) {
+        self.wins += o.wins;
+        self.draws += o.draws;
+        self.losses += o.losses;
+    }
+}
+
 /// The Elo difference that predicts score `s` (0..1).
 pub fn elo_of_score(s: f64) -> f64 {
     if s <= 0.0 {
@@ -77,6 +94,19 @@ pub fn elo_of_score(s: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_are_counted_and_added() {
+        let mut t = Tally::default();
+        for r in [1, 0, 0, -1, 1, 1] {
+            t.record(r);
+        }
+        let mut sum = t;
+        sum += t;
+        assert_eq!((t.wins, t.draws, t.losses), (3, 2, 1));
+        assert_eq!((sum.wins, sum.draws, sum.losses), (6, 4, 2));
+        assert_eq!(sum.score(), t.score());
+    }
 
     #[test]
     fn textbook_figures() {

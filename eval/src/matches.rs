@@ -296,11 +296,7 @@ struct Totals {
 
 impl Totals {
     fn add(&mut self, p: Played) {
-        match p.points_a {
-            2 => self.tally.wins += 1,
-            1 => self.tally.draws += 1,
-            _ => self.tally.losses += 1,
-        }
+        self.tally.record(p.points_a as i8 - 1);
         self.time_a.0 += p.time_a.0;
         self.time_a.1 += p.time_a.1;
         self.time_b.0 += p.time_b.0;

@@ -24,6 +24,7 @@ use crate::search::{Advance, GameSearch, SearchContext};
 use crate::shard::{
     GameSummary, SHARD_EXTENSION, Sample, SampleSource, ShardError, ShardHeader, write_shard,
 };
+use kvarn_eval::elo::Tally;
 use kvarn_eval::solver::Value;
 
 /// A self-play run to make.
@@ -112,7 +113,7 @@ pub struct SelfPlayStats {
     /// Games that started from a position of an earlier game.
     pub branch_starts: u64,
     /// Wins, draws and losses of the deeper side in the games that had one.
-    pub deep_side_results: [u64; 3],
+    pub deep_side_results: Tally,
     /// Cache hits and misses.
     pub cache_hits: u64,
     /// Cache misses.
@@ -146,7 +147,7 @@ impl SelfPlayStats {
             } else {
                 -game.result
             };
-            self.deep_side_results[(1 - score) as usize] += 1;
+            self.deep_side_results.record(score);
         }
     }
 
@@ -166,9 +167,7 @@ impl SelfPlayStats {
         self.played_out += o.played_out;
         self.random_starts += o.random_starts;
         self.branch_starts += o.branch_starts;
-        for (d, o) in self.deep_side_results.iter_mut().zip(o.deep_side_results) {
-            *d += o;
-        }
+        self.deep_side_results += o.deep_side_results;
         self.cache_misses += o.cache_misses;
         self.shards.extend(o.shards.iter().cloned());
     }

@@ -1036,13 +1036,13 @@ fn a_deeper_side_searches_with_more_simulations_in_its_share_of_the_games() {
     };
     let (plain, plain_games) = play(0.0, 4, 3, 1);
     assert!(plain_games.iter().all(|g| g.deep_side.is_none()));
-    assert_eq!(plain.deep_side_results, [0, 0, 0]);
+    assert_eq!(plain.deep_side_results.games(), 0);
 
     let (deep, deep_games) = play(1.0, 4, 3, 1);
     let sides: Vec<_> = deep_games.iter().filter_map(|g| g.deep_side).collect();
     assert_eq!(sides.len(), 12, "every game has a deeper side");
     assert!(sides.contains(&Color::White) && sides.contains(&Color::Black));
-    assert_eq!(deep.deep_side_results.iter().sum::<u64>(), 12);
+    assert_eq!(deep.deep_side_results.games(), 12);
     // Half the moves at four times the simulations: about 2.5 times the network calls.
     assert!(
         per_ply(&deep) > 1.8 * per_ply(&plain),

@@ -302,8 +302,10 @@ pub struct SelfPlayFigures {
     pub played_out: u64,
     /// Wins, draws and losses of the deeper side in the games that had one
     /// (`selfplay.deep_side`).
+    /// Earlier builds wrote it as `[wins, draws, losses]`, which reads into the same
+    /// tally.
     #[serde(default)]
-    pub deep_side_results: [u64; 3],
+    pub deep_side_results: Tally,
     /// Ray nodes that played the games (none: this machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster_nodes: Option<u32>,
@@ -456,4 +458,24 @@ pub fn relative_working_dir(working: &Path, run: &Path) -> Option<PathBuf> {
         up.push(".");
     }
     Some(up)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_side_results_of_earlier_builds_read_as_a_tally() {
+        let old = r#"{"positions_per_second": 10.0, "deep_side_results": [3, 4, 5]}"#;
+        let figures: SelfPlayFigures = serde_json::from_str(old).unwrap();
+        let want = Tally {
+            wins: 3,
+            draws: 4,
+            losses: 5,
+        };
+        assert_eq!(figures.deep_side_results, want);
+        let again = serde_json::to_string(&figures).unwrap();
+        let back: SelfPlayFigures = serde_json::from_str(&again).unwrap();
+        assert_eq!(back, figures);
+    }
 }

@@ -235,9 +235,8 @@ impl Metric {
                 (s.games > 0).then(|| n as f64 / s.games as f64)
             }
             Metric::SelfPlayDeepSideScore => {
-                let [won, drawn, lost] = record.selfplay.deep_side_results;
-                let games = won + drawn + lost;
-                (games > 0).then(|| (won as f64 + 0.5 * drawn as f64) / games as f64)
+                let t = &record.selfplay.deep_side_results;
+                (t.games() > 0).then(|| t.score())
             }
             Metric::TrainStepsPerSecond => Some(record.training.steps_per_second),
             Metric::WindowSamples => Some(record.training.window_samples as f64),

@@ -286,11 +286,14 @@ fn print_stats(stats: &SelfPlayStats, engine: &Inference) {
             share(stats.branch_starts)
         );
     }
-    let [won, drawn, lost] = stats.deep_side_results;
-    if won + drawn + lost > 0 {
+    let deep = &stats.deep_side_results;
+    if deep.games() > 0 {
         outln!(
-            "{:.1}% of games with a deeper side; it won {won}, drew {drawn} and lost {lost}",
-            share(won + drawn + lost)
+            "{:.1}% of games with a deeper side; it won {}, drew {} and lost {}",
+            share(u64::from(deep.games())),
+            deep.wins,
+            deep.draws,
+            deep.losses
         );
     }
 }

@@ -12,6 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
+use kvarn_eval::elo::Tally;
 use kvarn_selfplay::SelfPlayStats;
 use serde::Deserialize;
 
@@ -52,7 +53,7 @@ struct TaskLine {
     random_starts: u64,
     /// Absent from tasks of builds before deep sides.
     #[serde(default)]
-    deep_side_results: [u64; 3],
+    deep_side_results: Tally,
 }
 
 /// What the cluster needs for one generation.
@@ -233,13 +234,7 @@ fn add(stats: &mut SelfPlayStats, task: &TaskLine) {
     stats.adjudicated += task.adjudicated;
     stats.played_out += task.played_out;
     stats.random_starts += task.random_starts;
-    for (s, r) in stats
-        .deep_side_results
-        .iter_mut()
-        .zip(task.deep_side_results)
-    {
-        *s += r;
-    }
+    stats.deep_side_results += task.deep_side_results;
 }
 
 #[cfg(test)]
