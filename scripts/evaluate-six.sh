@@ -8,7 +8,9 @@
 # SYMMETRIES=1 for the position alone, as every report before that key was made; the move
 # chosen by MOVE_CHOICE, default lcb as its loop.eval_move_choice, the highest lower
 # confidence bound at 2 standard errors; MOVE_CHOICE=visits for the most visited move, as
-# every report before that key was made).
+# every report before that key was made). FPU sets the search's first-play urgency
+# reduction (the agent's `fpu`; default: the search's own), for a run trained with
+# another `search.fpu_reduction`.
 #
 #   scripts/evaluate-six.sh RUN [GENERATION]
 #
@@ -29,6 +31,7 @@ case $move_choice in
     visits) choice="" ;;
     *) echo "MOVE_CHOICE must be lcb or visits, not $move_choice" >&2; exit 2 ;;
 esac
+fpu=${FPU:+,fpu=$FPU}
 kvarn=${KVARN:-target/release/kvarn}
 [[ -x $kvarn ]] || cargo build --release -p kvarn --locked
 if [[ -n ${2:-} ]]; then
@@ -41,7 +44,7 @@ fi
 
 for s in $sims; do
     args=(eval solver --variant six --part heldout
-        --agent "net:model=$model,simulations=$s,root_value=best,twofold_draws=true,symmetries=$symmetries$choice"
+        --agent "net:model=$model,simulations=$s,root_value=best,twofold_draws=true,symmetries=$symmetries$choice$fpu"
         --games-from 100 --db "$db"
         --misnamed "$run/misnamed-$s.jsonl" --thrown-away "$run/thrown-away-$s.jsonl")
     { echo "# kvarn ${args[*]}"; "$kvarn" "${args[@]}"; } >"$run/heldout-$s.tmp"
