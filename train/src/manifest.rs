@@ -301,9 +301,8 @@ pub struct SelfPlayFigures {
     #[serde(default)]
     pub played_out: u64,
     /// Wins, draws and losses of the deeper side in the games that had one
-    /// (`selfplay.deep_side`).
-    /// Earlier builds wrote it as `[wins, draws, losses]`, which reads into the same
-    /// tally.
+    /// (`selfplay.deep_side`). Earlier builds wrote it as `[wins, draws, losses]`,
+    /// which reads into the same tally.
     #[serde(default)]
     pub deep_side_results: Tally,
     /// Ray nodes that played the games (none: this machine).
