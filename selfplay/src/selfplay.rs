@@ -142,12 +142,7 @@ impl SelfPlayStats {
         self.random_starts += u64::from(game.random_start);
         self.branch_starts += u64::from(game.branch_start);
         if let Some(deep) = game.deep_side {
-            let score = if deep == Color::White {
-                game.result
-            } else {
-                -game.result
-            };
-            self.deep_side_results.record(score);
+            self.deep_side_results.record(result_for(game.result, deep));
         }
     }
 
@@ -800,15 +795,16 @@ fn white_score(status: Status) -> i8 {
     }
 }
 
+/// A game's result (`white`: 1, 0 or -1 for White) from `side`'s view.
+fn result_for(white: i8, side: Color) -> i8 {
+    if side == Color::White { white } else { -white }
+}
+
 /// The slot's game, each sample given the result from its mover's view.
 fn finished_game(s: &mut Slot, white: i8, plies: u32) -> PlayedGame {
     let mut samples = std::mem::take(&mut s.samples);
     for sample in &mut samples {
-        sample.result = if sample.position.side_to_move() == Color::White {
-            white
-        } else {
-            -white
-        };
+        sample.result = result_for(white, sample.position.side_to_move());
     }
     PlayedGame {
         index: s.index,
