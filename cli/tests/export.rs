@@ -4,7 +4,8 @@
 //! best move as Kvarn with the same network.
 //!
 //! Needs a Python with `onnx`, `onnxruntime` and `numpy` (`KVARN_PYTHON`, default
-//! `python3`); `scripts/test.sh` and CI provide one.
+//! `python3`); skipped without it (`testing/outside.rs`); `scripts/test.sh` and CI provide
+//! one.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,27 +15,18 @@ use kvarn_model::burn::tensor::Device;
 use kvarn_model::{NetConfig, Network, Provenance, file};
 use rand::{RngExt, SeedableRng};
 
+#[path = "../../testing/outside.rs"]
+mod outside;
 #[path = "../../testing/paths.rs"]
 mod paths;
-
-fn python() -> String {
-    std::env::var("KVARN_PYTHON").unwrap_or_else(|_| "python3".into())
-}
 
 fn repo() -> PathBuf {
     paths::workspace()
 }
 
-fn require_python_packages() {
-    let ok = Command::new(python())
-        .args(["-c", "import onnx, onnxruntime, numpy"])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        ok,
-        "this test needs Python with onnx, onnxruntime and numpy: run scripts/test.sh, or set \
-         KVARN_PYTHON to a python that has them (pip install onnx onnxruntime numpy)"
-    );
+/// True where the tests' Python has onnx, onnxruntime and numpy (else the test is skipped).
+fn have_python_packages() -> bool {
+    outside::python_with("onnx, onnxruntime, numpy")
 }
 
 fn check(rules: Rules, config: NetConfig, seed: u64) {
@@ -110,7 +102,7 @@ fn compare(rules: Rules, net: &Network, out: &Path, seed: u64) {
     });
     let data_path = dir.path().join("data.json");
     std::fs::write(&data_path, serde_json::to_vec(&data).unwrap()).unwrap();
-    let result = Command::new(python())
+    let result = Command::new(outside::python())
         .arg(repo().join("scripts/check_onnx_export.py"))
         .arg(out)
         .arg(&data_path)
@@ -131,7 +123,9 @@ fn compare(rules: Rules, net: &Network, out: &Path, seed: u64) {
 
 #[test]
 fn onnx_export_matches_burn_and_the_reference_consumer() {
-    require_python_packages();
+    if !have_python_packages() {
+        return;
+    }
     check(
         Rules::new(Variant::Nine),
         NetConfig::Mlp {
@@ -173,7 +167,9 @@ fn onnx_export_matches_burn_and_the_reference_consumer() {
 /// A shipped model `models/NAME.kvmodel` and its committed export `models/NAME-onnx/`
 /// give the same outputs: the export was made from the file beside it.
 fn shipped_model_matches_its_export(variant: Variant, name: &str) {
-    require_python_packages();
+    if !have_python_packages() {
+        return;
+    }
     let rules = Rules::new(variant);
     let model = repo().join(format!("models/{name}.kvmodel"));
     let (net, _) = file::load_for_rules(&model, &rules, &Device::flex())

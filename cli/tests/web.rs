@@ -5,7 +5,8 @@
 //! The page's network (its encoder, and onnxruntime-web under Node) gives Kvarn's outputs.
 //!
 //! Needs Node.js (`node` on the path, or `KVARN_NODE`) and the page's npm packages
-//! (`npm ci --prefix web`; `scripts/test.sh` runs it).
+//! (`npm ci --prefix web`), and Chromium for the browser test; skipped without them
+//! (`testing/outside.rs`), and `scripts/test.sh` provides them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,31 +16,23 @@ use kvarn_model::burn::tensor::Device;
 use kvarn_model::{NetConfig, Network, Provenance, file};
 use rand::{RngExt, SeedableRng};
 
+#[path = "../../testing/outside.rs"]
+mod outside;
 #[path = "../../testing/paths.rs"]
 mod paths;
-
-fn node() -> String {
-    std::env::var("KVARN_NODE").unwrap_or_else(|_| "node".into())
-}
 
 fn repo() -> PathBuf {
     paths::workspace()
 }
 
-fn require_node() {
-    let ok = Command::new(node())
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        ok,
-        "this test needs Node.js: install it, or set KVARN_NODE to a node binary"
-    );
+/// True where Node.js and the page's packages are here (else the test is skipped).
+fn have_node() -> bool {
+    outside::node_with(&repo().join("web"), &["onnxruntime-web", "playwright-core"])
 }
 
 /// Runs a script of web/test with `args`; its output, after asserting success.
 fn node_script(script: &str, args: &[&std::ffi::OsStr]) -> String {
-    let out = Command::new(node())
+    let out = Command::new(outside::node())
         .arg(repo().join("web/test").join(script))
         .args(args)
         .output()
@@ -93,7 +86,9 @@ fn card(rules: Rules, dir: &Path) -> PathBuf {
 
 #[test]
 fn the_pages_rules_agree_with_kvarns_on_random_games() {
-    require_node();
+    if !have_node() {
+        return;
+    }
     let nine = Rules::new(Variant::Nine);
     for (i, rules) in [
         nine,
@@ -125,7 +120,9 @@ fn the_pages_rules_agree_with_kvarns_on_random_games() {
 
 #[test]
 fn the_pages_network_gives_kvarns_outputs() {
-    require_node();
+    if !have_node() {
+        return;
+    }
     let rules = Rules::new(Variant::Nine);
     let dir = tempfile::tempdir().unwrap();
     let device = Device::flex();
@@ -175,7 +172,9 @@ fn shipped_site(dir: &Path) -> PathBuf {
 
 #[test]
 fn the_pages_search_beats_its_raw_policy_over_200_games() {
-    require_node();
+    if !have_node() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let site = shipped_site(dir.path());
     let text = node_script(
@@ -194,12 +193,9 @@ fn the_pages_search_beats_its_raw_policy_over_200_games() {
 
 #[test]
 fn a_whole_game_against_the_shipped_model_by_clicks_in_headless_chromium() {
-    require_node();
-    let chromium = std::env::var("KVARN_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    assert!(
-        Path::new(&chromium).exists(),
-        "this test needs Chromium at {chromium} (apt-get install chromium, or set KVARN_CHROMIUM)"
-    );
+    if !have_node() || !outside::chromium_present() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let site = shipped_site(dir.path());
     let shot = dir.path().join("page.png");

