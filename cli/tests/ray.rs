@@ -3,8 +3,12 @@
 //! same seed, and one whose task worker is killed still ends with every game exactly once.
 //!
 //! Needs a Python with `ray` (`KVARN_PYTHON`, default `python3`; `scripts/test.sh` puts one
-//! in `.venv`). The tests start and stop their own cluster (`ray stop --force` at the end
-//! stops every Ray process of this machine's user), one at a time.
+//! in `.venv`); skipped without it (`testing/outside.rs`). Each test's cluster is its own:
+//! its own home folder (so that a token or settings in `~/.ray` from another use of Ray do
+//! not reach it), its own temporary folder and free ports; when the test ends, passing or
+//! failing, exactly the processes of that cluster are stopped (found by that home folder
+//! or the temporary folder: see `Cluster::processes`), and any Ray of the user's own is
+//! left alone.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,73 +19,157 @@ use std::time::{Duration, Instant};
 use kvarn_selfplay::read_shard;
 use kvarn_train::RunDir;
 
-/// One cluster at a time on this machine.
-static CLUSTER: Mutex<()> = Mutex::new(());
+#[path = "../../testing/outside.rs"]
+mod outside;
 
-fn python() -> String {
-    std::env::var("KVARN_PYTHON").unwrap_or_else(|_| "python3".into())
-}
+/// One cluster at a time on this machine: two would share its two cores.
+static CLUSTER: Mutex<()> = Mutex::new(());
 
 /// The `ray` command beside the Python that has the package.
 fn ray_cli() -> PathBuf {
-    let py = PathBuf::from(python());
+    let py = PathBuf::from(outside::python());
     match py.parent() {
         Some(dir) if dir.join("ray").exists() => dir.join("ray"),
         _ => PathBuf::from("ray"),
     }
 }
 
+/// A port that was free a moment ago.
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
 /// A local cluster: a head and one more node, one CPU each, stopped when dropped.
 struct Cluster {
     address: String,
+    /// The cluster's home and temporary folders (a short path: Ray's sockets live in it).
+    root: tempfile::TempDir,
 }
 
 impl Cluster {
-    fn start(port: u16) -> Cluster {
-        let ok = Command::new(python())
-            .args(["-c", "import ray"])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(
-            ok,
-            "this test needs Python with ray: run scripts/test.sh, or set KVARN_PYTHON to a \
-             python that has it (pip install ray)"
-        );
-        let _ = Command::new(ray_cli()).args(["stop", "--force"]).output();
-        let address = format!("127.0.0.1:{port}");
-        let common = ["--num-cpus=1", "--disable-usage-stats"];
-        let head = Command::new(ray_cli())
-            .args([
-                "start",
-                "--head",
-                &format!("--port={port}"),
-                "--include-dashboard=false",
-            ])
-            .args(common)
+    /// A cluster, or none where Ray is not installed (the test is then skipped).
+    fn start() -> Option<Cluster> {
+        if !outside::python_with("ray") {
+            return None;
+        }
+        let root = tempfile::Builder::new()
+            .prefix("kvray")
+            .tempdir_in(std::env::temp_dir())
+            .unwrap();
+        std::fs::create_dir_all(root.path().join("home")).unwrap();
+        let cluster = Cluster {
+            address: format!("127.0.0.1:{}", free_port()),
+            root,
+        };
+        let port = cluster.address.rsplit(':').next().unwrap().to_string();
+        cluster.ray(&[
+            "start",
+            "--head",
+            &format!("--port={port}"),
+            "--include-dashboard=false",
+        ]);
+        cluster.ray(&["start", &format!("--address={}", cluster.address)]);
+        Some(cluster)
+    }
+
+    /// The cluster's home folder, for every process that talks to it.
+    fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    /// Sets the cluster's home and clears Ray's variables from the caller's environment.
+    fn environment<'a>(&self, command: &'a mut Command) -> &'a mut Command {
+        for v in [
+            "RAY_ADDRESS",
+            "RAY_AUTH_MODE",
+            "RAY_AUTH_TOKEN",
+            "RAY_AUTH_TOKEN_PATH",
+        ] {
+            command.env_remove(v);
+        }
+        command.env("HOME", self.home())
+    }
+
+    /// Runs `ray ARGS` for one node of this cluster, asserting success.
+    fn ray(&self, args: &[&str]) {
+        let out = self
+            .environment(&mut Command::new(ray_cli()))
+            .args(args)
+            .arg(format!(
+                "--temp-dir={}",
+                self.root.path().join("ray").display()
+            ))
+            .arg(format!("--dashboard-agent-listen-port={}", free_port()))
+            .args(["--num-cpus=1", "--disable-usage-stats"])
             .output()
             .unwrap();
         assert!(
-            head.status.success(),
-            "ray start --head: {}",
-            String::from_utf8_lossy(&head.stderr)
+            out.status.success(),
+            "ray {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
         );
-        let node = Command::new(ray_cli())
-            .args(["start", &format!("--address={address}")])
-            .args(common)
-            .output()
-            .unwrap();
-        assert!(
-            node.status.success(),
-            "ray start (second node): {}",
-            String::from_utf8_lossy(&node.stderr)
-        );
-        Cluster { address }
+    }
+
+    /// The processes of this cluster and of the programs that talked to it: each was
+    /// started with the cluster's home in its environment, or names its temporary folder
+    /// on its command line, or holds a file of it open (Ray's agents overwrite their
+    /// command line and environment with their title, but keep their logs open there).
+    fn processes(&self) -> Vec<String> {
+        let mark = format!("HOME={}", self.home().display());
+        let root = self.root.path().as_os_str().as_encoded_bytes().to_vec();
+        let ours = |pid: &str| {
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            environ.split(|&b| b == 0).any(|v| v == mark.as_bytes())
+                || cmdline.windows(root.len()).any(|w| w == root)
+                || std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+                    fds.filter_map(Result::ok).any(|fd| {
+                        std::fs::read_link(fd.path())
+                            .is_ok_and(|to| to.as_os_str().as_encoded_bytes().starts_with(&root))
+                    })
+                })
+        };
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        let me = std::process::id().to_string();
+        entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|pid| pid.bytes().all(|b| b.is_ascii_digit()) && *pid != me)
+            .filter(|pid| ours(pid))
+            .collect()
     }
 }
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        let _ = Command::new(ray_cli()).args(["stop", "--force"]).output();
+        for _ in 0..50 {
+            let pids = self.processes();
+            if pids.is_empty() {
+                return;
+            }
+            let _ = Command::new("kill").arg("-9").args(&pids).output();
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("Ray processes still running: {:?}\n", self.processes()).as_bytes(),
+        );
+    }
+}
+
+/// A child process killed if the test ends before it does (a failed assertion included).
+struct Running(Option<std::process::Child>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -121,23 +209,26 @@ games_vs_random = 0
 baseline_depths = []
 eval_simulations = 4
 "#,
-        python = python()
+        python = outside::python()
     )
 }
 
-/// Starts `kvarn train` on `config` into `dir/run`.
-fn train(dir: &Path, config: &str) -> std::process::Child {
+/// Starts `kvarn train` on `config` into `dir/run`, in `cluster`'s environment.
+fn train(cluster: &Cluster, dir: &Path, config: &str) -> Running {
     std::fs::write(dir.join("config.toml"), config).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_kvarn"))
+    let child = cluster
+        .environment(&mut Command::new(env!("CARGO_BIN_EXE_kvarn")))
         .current_dir(dir)
         .args(["train", "--config", "config.toml", "--out", "run"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .unwrap()
+        .unwrap();
+    Running(Some(child))
 }
 
-fn finish(child: std::process::Child) {
+fn finish(mut running: Running) {
+    let child = running.0.take().unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
@@ -169,19 +260,25 @@ fn games(run: &Path) -> BTreeMap<u64, String> {
 #[test]
 fn a_generation_on_a_local_ray_cluster_plays_the_same_games_as_here() {
     let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
-    let cluster = Cluster::start(6391);
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let (here, there) = (tmp.path().join("here"), tmp.path().join("there"));
     std::fs::create_dir_all(&here).unwrap();
     std::fs::create_dir_all(&there).unwrap();
-    finish(train(&here, &config(16, 8, "local", "auto")));
-    finish(train(&there, &config(16, 8, "ray", &cluster.address)));
+    finish(train(&cluster, &here, &config(16, 8, "local", "auto")));
+    finish(train(
+        &cluster,
+        &there,
+        &config(16, 8, "ray", &cluster.address),
+    ));
     let (a, b) = (games(&here.join("run")), games(&there.join("run")));
     assert_eq!(a.len(), 16);
     assert_eq!(a, b);
     let summary = std::fs::read_to_string(there.join("run/summary.md")).unwrap();
     assert!(
-        summary.contains("self-play: Ray cluster at 127.0.0.1:6391"),
+        summary.contains(&format!("self-play: Ray cluster at {}", cluster.address)),
         "{summary}"
     );
 }
@@ -189,9 +286,15 @@ fn a_generation_on_a_local_ray_cluster_plays_the_same_games_as_here() {
 #[test]
 fn a_generation_whose_worker_is_killed_still_has_every_game_once() {
     let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
-    let cluster = Cluster::start(6392);
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
-    let child = train(tmp.path(), &config(48, 48, "ray", &cluster.address));
+    let child = train(
+        &cluster,
+        tmp.path(),
+        &config(48, 48, "ray", &cluster.address),
+    );
     // Kill the first worker process seen running a task (its title is `ray::play`).
     let began = Instant::now();
     let mut killed = false;
@@ -201,7 +304,11 @@ fn a_generation_whose_worker_is_killed_still_has_every_game_once() {
             .output()
             .unwrap();
         let pids = String::from_utf8_lossy(&found.stdout).to_string();
-        if let Some(pid) = pids.split_whitespace().next() {
+        let ours = cluster.processes();
+        if let Some(pid) = pids
+            .split_whitespace()
+            .find(|p| ours.iter().any(|o| o == p))
+        {
             killed = Command::new("kill")
                 .args(["-9", pid])
                 .status()
