@@ -4,8 +4,8 @@
 # holds on a noisy machine, RUNS times (default 3). The PyTorch side is ../shared/bench's
 # script where it exists, else scripts/torch_reference_mlp.py. Needs a Python with torch
 # (PYTHON, default python3), e.g.
-#   python3 -m venv /tmp/torch && /tmp/torch/bin/pip install torch numpy
-#   PYTHON=/tmp/torch/bin/python scripts/bench-inference.sh
+#   python3 -m venv .venv-torch && .venv-torch/bin/pip install torch numpy
+#   PYTHON=.venv-torch/bin/python scripts/bench-inference.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}

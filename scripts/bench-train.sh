@@ -5,8 +5,8 @@
 # size in BATCHES (default "256 512"). The PyTorch side is ../shared/bench's script where
 # it exists (else scripts/torch_reference_train.py) with only its batch size changed.
 # Needs a Python with torch (PYTHON, default python3), e.g.
-#   python3 -m venv /tmp/torch && /tmp/torch/bin/pip install torch numpy
-#   PYTHON=/tmp/torch/bin/python scripts/bench-train.sh
+#   python3 -m venv .venv-torch && .venv-torch/bin/pip install torch numpy
+#   PYTHON=.venv-torch/bin/python scripts/bench-train.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}

@@ -1,4 +1,4 @@
-//! Perft counts: fixed figures for the start positions (also in the README), and
+//! Perft counts: fixed figures for the start positions (also in docs/CLI.md), and
 //! agreement with the plain reference implementation on varied positions.
 
 mod common;
@@ -123,7 +123,7 @@ fn perft_divide_splits_perft_by_first_move() {
     assert_eq!(split.iter().map(|(_, n)| n).sum::<u64>(), perft(&mut g, 3));
 }
 
-/// The deepest figure of the README table: about 4 s in a release build, so run on demand
+/// The deepest figure of the perft table in docs/CLI.md: about 4 s in a release build, so run on demand
 /// (`cargo test --release -- --ignored`).
 #[test]
 #[ignore = "slow in the test profile; run with --ignored"]

@@ -5,7 +5,7 @@
 //!
 //! burn's `flex` backend runs every layer as separate tensor operations with their own
 //! allocations and passes over memory, and its autodiff keeps a graph per step; for the
-//! small MLPs of self-play that overhead is most of the time (see the README's figures).
+//! small MLPs of self-play that overhead is most of the time (see docs/results/speed.md).
 //! burn stays the path for other networks and for GPUs, and tests check this path
 //! against burn's forward pass, gradients and AdamW updates.
 
