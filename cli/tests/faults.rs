@@ -42,7 +42,7 @@ games_vs_previous = 2
 games_vs_random = 2
 baseline_depths = [1]
 games_vs_baseline = 2
-eval_simulations = 8
+player = {{ simulations = 8 }}
 [solver]
 db = {:?}
 build_if_missing = true

@@ -32,7 +32,7 @@ games_vs_previous = 2
 games_vs_random = 2
 baseline_depths = [1]
 games_vs_baseline = 2
-eval_simulations = 4
+player = { simulations = 4 }
 "#;
 
 #[test]
@@ -121,8 +121,8 @@ fn options(dir: &Path) {
             "random",
             "--anchor",
             "random",
-            "--simulations",
-            "2",
+            "--player",
+            "simulations=2",
             "--games",
             "2",
             "--out",
@@ -164,8 +164,8 @@ fn options(dir: &Path) {
     symmetries(dir);
 }
 
-/// The network players answer each leaf with the mean of `--symmetries` images (the run's
-/// `loop.eval_symmetries` by default), and say so; a count out of range is refused.
+/// The network players answer each leaf with the mean of `--player symmetries=K` images
+/// (the run's `loop.player` by default), and say so; a count out of range is refused.
 fn symmetries(dir: &Path) {
     let md = |out: &str| std::fs::read_to_string(dir.join(out).join("ladder.md")).unwrap();
     assert!(!md("run/ladder").contains("symmetric images"), "one image");
@@ -178,8 +178,8 @@ fn symmetries(dir: &Path) {
             "0,2",
             "--baselines",
             "none",
-            "--symmetries",
-            "16",
+            "--player",
+            "symmetries=16",
             "--games",
             "2",
             "--out",
@@ -191,10 +191,10 @@ fn symmetries(dir: &Path) {
         images.contains("4 simulations, each leaf the mean of 16 symmetric images"),
         "{images}"
     );
-    let (ok, _, err) = kvarn_in(dir, &["ladder", "run", "--symmetries", "17"]);
+    let (ok, _, err) = kvarn_in(dir, &["ladder", "run", "--player", "symmetries=17"]);
     assert!(!ok);
     assert!(
-        err.contains("--symmetries must be 1 to 16, not 17"),
+        err.contains("symmetries: `17` is not a whole number in 1..=16"),
         "{err}"
     );
 }

@@ -65,7 +65,7 @@ fn a_model_plays_legal_moves_by_nodes_and_by_time_and_reports_wdl() {
     let model = model.to_str().unwrap();
     // A first move by nodes, then a reply by time. A command after `go` waits for the
     // search to reach its limit (the end of the input, like `quit`, would stop it).
-    let first = "uci\nsetoption name Contempt value 30\nsetoption name Seed value 3\n\
+    let first = "uci\nsetoption name Contempt value 0.3\nsetoption name Seed value 3\n\
                  setoption name Symmetries value 4\nsetoption name MoveChoice value lcb\n\
                  setoption name MoveChoice value best\nsetoption name RootValue value best\n\
                  setoption name TwofoldDraws value true\nsetoption name RootValue value median\n\
@@ -86,7 +86,7 @@ fn a_model_plays_legal_moves_by_nodes_and_by_time_and_reports_wdl() {
         "{text}"
     );
     assert!(
-        text.contains("info string error") && text.contains("`best` is not `visits` or `lcb`"),
+        text.contains("info string error") && text.contains("`best` is not visits|lcb"),
         "{text}"
     );
     assert!(
@@ -95,8 +95,7 @@ fn a_model_plays_legal_moves_by_nodes_and_by_time_and_reports_wdl() {
         "{text}"
     );
     assert!(
-        text.contains("`median` is not `mean` or `best`")
-            && text.contains("`maybe` is not true or false"),
+        text.contains("`median` is not mean|best") && text.contains("`maybe` is not true|false"),
         "{text}"
     );
     let info = text.lines().find(|l| l.starts_with("info depth")).unwrap();

@@ -207,7 +207,7 @@ checkpoint_every = 2
 games_vs_previous = 0
 games_vs_random = 0
 baseline_depths = []
-eval_simulations = 4
+player = {{ simulations = 4 }}
 "#,
         python = outside::python()
     )

@@ -33,7 +33,7 @@ checkpoint_every = 2
 games_vs_previous = 0
 games_vs_random = 0
 baseline_depths = []
-eval_simulations = 8
+player = { simulations = 8 }
 [solver]
 db = "db"
 build_if_missing = false

@@ -16,10 +16,9 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use kvarn_game::{Game, Move, Rules};
+use kvarn_game::{Game, Move, Outcome, Rules};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use serde::{Deserialize, Serialize};
 
 use crate::error::EvalError;
 use crate::evaluation::Weights;
@@ -29,34 +28,6 @@ use crate::solver::{self, Solver, Value};
 
 /// Transposition table size of `alphabeta` agents unless `hash=` says otherwise.
 const DEFAULT_HASH_MB: usize = 16;
-
-/// A game-theoretic outcome for the player to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// The player to move wins with perfect play.
-    Win,
-    /// Neither side can force a win.
-    Draw,
-    /// The player to move loses with perfect play.
-    Loss,
-}
-
-impl Outcome {
-    /// The outcome a win/draw/loss estimate names: its largest share, ties to the draw
-    /// (the call that claims least), then to the win. One rule for the agents' estimates
-    /// and for the judge of value targets, so that both count the same calls right.
-    pub fn named_by(wdl: [f32; 3]) -> Outcome {
-        let [w, d, l] = wdl;
-        if d >= w && d >= l {
-            Outcome::Draw
-        } else if w >= l {
-            Outcome::Win
-        } else {
-            Outcome::Loss
-        }
-    }
-}
 
 /// Anything that chooses moves.
 pub trait Agent: Send {

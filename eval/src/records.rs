@@ -8,9 +8,9 @@ use std::path::Path;
 use kvarn_game::Color;
 use serde::{Deserialize, Serialize};
 
-use crate::agent::Outcome;
 use crate::error::EvalError;
 use crate::storage::{read_jsonl, write_jsonl};
+use kvarn_game::Outcome;
 
 /// The format name in the header.
 pub const FORMAT: &str = "kvarn-match-records";

@@ -1,9 +1,10 @@
 //! Agent specifications, records on disk, and a small match.
 
-use kvarn_eval::agent::{AgentSpec, Outcome};
+use kvarn_eval::agent::AgentSpec;
 use kvarn_eval::matches::{MatchConfig, openings, run_match};
 use kvarn_eval::records::{FORMAT, Header, VERSION, read_records, write_records};
 use kvarn_eval::search::Limits;
+use kvarn_game::Outcome;
 use kvarn_game::{Game, Rules, Variant};
 use std::time::Duration;
 
@@ -180,9 +181,9 @@ fn openings_longer_than_games_stop_before_the_end() {
 
 #[test]
 fn a_game_is_kept_when_the_start_s_value_is_reached() {
-    use kvarn_eval::agent::Outcome;
     use kvarn_eval::matches::GameRecord;
     use kvarn_game::Color;
+    use kvarn_game::Outcome;
     let record = |result: &str| GameRecord {
         game: 0,
         white: "a".into(),

@@ -263,8 +263,8 @@ fn the_perfect_player_never_loses() {
 #[test]
 fn benchmark_sets_balance_round_trip_and_score_agents() {
     use kvarn_eval::agent::AgentSpec;
-    use kvarn_eval::agent::Outcome;
     use kvarn_eval::solver::benchmark::{read_set, sample, score, write_set};
+    use kvarn_game::Outcome;
     let rules = *FIVE.rules();
     let set = sample(&FIVE, 90, 7);
     assert_eq!(set.len(), 90);
@@ -321,8 +321,9 @@ fn a_bad_benchmark_set_is_named_as_one() {
 
 #[test]
 fn critical_flags_and_the_random_players_figure_agree_with_the_databases() {
-    use kvarn_eval::agent::{AgentSpec, Outcome};
+    use kvarn_eval::agent::AgentSpec;
     use kvarn_eval::solver::benchmark::{sample, score};
+    use kvarn_game::Outcome;
     let rules = *FIVE.rules();
     let set = sample(&FIVE, 120, 3);
     let mut critical = 0;
@@ -407,7 +408,7 @@ fn the_committed_five_sets_agree_with_the_databases_and_do_not_overlap() {
                 .expect("Nine's endgame sets")
                 .unwrap();
             assert!((990..=1010).contains(&set.len()));
-            let placing = kvarn_eval::solver::benchmark::Phase::Placing;
+            let placing = kvarn_game::Phase::Placing;
             assert!(set.iter().all(|b| b.phase != placing));
         }
     }
@@ -415,10 +416,11 @@ fn the_committed_five_sets_agree_with_the_databases_and_do_not_overlap() {
 
 #[test]
 fn games_from_benchmark_positions_start_there_with_the_first_agent_to_move() {
-    use kvarn_eval::agent::{AgentSpec, Outcome};
+    use kvarn_eval::agent::AgentSpec;
     use kvarn_eval::matches::{MatchConfig, run_from_positions};
     use kvarn_eval::solver::benchmark::{critical_starts, sample};
     use kvarn_eval::solver::{db, whole_game_plan};
+    use kvarn_game::Outcome;
     let rules = *FIVE.rules();
     let set = sample(&FIVE, 300, 11);
     let dir = tempfile::tempdir().unwrap();
@@ -475,9 +477,10 @@ fn games_from_benchmark_positions_start_there_with_the_first_agent_to_move() {
 
 #[test]
 fn the_first_blunder_is_the_first_decision_of_the_side_that_worsens_its_value() {
-    use kvarn_eval::agent::Outcome;
-    use kvarn_eval::solver::benchmark::{Phase, critical_starts, sample};
+    use kvarn_eval::solver::benchmark::{critical_starts, sample};
     use kvarn_eval::solver::blunders::first_blunder;
+    use kvarn_game::Outcome;
+    use kvarn_game::Phase;
     let rules = *FIVE.rules();
     let set = sample(&FIVE, 300, 11);
     let starts = critical_starts(&rules, &set, Outcome::Draw, 20).unwrap();

@@ -4,8 +4,10 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::error::{IllegalMove, PlayError};
-use crate::moves::{Move, MoveList};
+use thiserror::Error;
+
+use crate::error::ParseError;
+use crate::moves::{IllegalMove, Move, MoveList};
 use crate::position::{Position, SetupError};
 use crate::status::Status;
 use crate::variant::Rules;
@@ -362,5 +364,46 @@ impl Hasher for PassThrough {
     #[inline]
     fn write_u64(&mut self, n: u64) {
         self.0 = n;
+    }
+}
+
+/// A failure while playing a list of moves given as text.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PlayError {
+    /// The token at `index` could not be read.
+    #[error("move {index} (`{text}`): {source}")]
+    Parse {
+        /// 0-based index of the token in the list.
+        index: usize,
+        /// The token.
+        text: String,
+        /// Why it could not be read.
+        source: ParseError,
+    },
+    /// The token at `index` is not legal where it was played.
+    #[error("move {index} (`{text}`): {source}")]
+    Illegal {
+        /// 0-based index of the token in the list.
+        index: usize,
+        /// The token.
+        text: String,
+        /// Why it is illegal.
+        source: IllegalMove,
+    },
+}
+
+impl PlayError {
+    /// 0-based index of the offending token.
+    pub fn index(&self) -> usize {
+        match self {
+            PlayError::Parse { index, .. } | PlayError::Illegal { index, .. } => *index,
+        }
+    }
+
+    /// The offending token as given.
+    pub fn text(&self) -> &str {
+        match self {
+            PlayError::Parse { text, .. } | PlayError::Illegal { text, .. } => text,
+        }
     }
 }

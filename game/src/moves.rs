@@ -10,6 +10,7 @@ use std::str::FromStr;
 use std::mem::MaybeUninit;
 
 use arrayvec::ArrayVec;
+use thiserror::Error;
 
 use crate::error::ParseError;
 use crate::square::Square;
@@ -292,3 +293,13 @@ impl Iterator for MoveListIter {
 }
 
 impl ExactSizeIterator for MoveListIter {}
+
+/// A move that is not legal in the position it was played in.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("illegal move {mv}: {reason}")]
+pub struct IllegalMove {
+    /// The move.
+    pub mv: Move,
+    /// Why it is illegal, in words.
+    pub reason: String,
+}

@@ -6,7 +6,7 @@ use crate::bitboard::Bitboard;
 use crate::bitboard::Bitboard64;
 use crate::board::Board;
 use crate::color::Color;
-use crate::error::IllegalMove;
+use crate::moves::IllegalMove;
 use crate::moves::{Move, MoveList};
 use crate::square::Square;
 use crate::status::{DrawReason, Status, WinReason};

@@ -15,6 +15,22 @@ impl Move {
 }
 
 impl Position {
+    /// One key for this position, its images under the board's symmetries, and the same
+    /// positions with the colours swapped (the other player to move, each with the other's
+    /// men): a network sees all of them from the player to move, alike but for one input,
+    /// so benchmark positions are kept out of training samples by this key.
+    pub fn canonical_key(&self, rules: &Rules) -> u64 {
+        let own = self.canonical(rules).0.key();
+        let mut s = self.setup();
+        s.men.swap(0, 1);
+        s.in_hand.swap(0, 1);
+        s.side = s.side.opposite();
+        match Position::from_setup(rules, &s) {
+            Ok(swapped) => own.min(swapped.canonical(rules).0.key()),
+            Err(_) => own,
+        }
+    }
+
     /// The position's image under board symmetry `sym` (0..16): same men in hand, side,
     /// pending removal and counters, men moved to the image points.
     pub fn transformed(&self, rules: &Rules, sym: usize) -> Position {

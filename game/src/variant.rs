@@ -5,9 +5,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use crate::board::{Board, BoardKind};
-use crate::error::RulesError;
 
 /// One of the three games of the mill family that Kvarn plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -270,4 +270,18 @@ impl From<Rules> for RulesSpec {
             },
         }
     }
+}
+
+/// A rule configuration the variant does not allow.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RulesError {
+    /// Unknown variant name.
+    #[error("unknown variant `{0}` (expected nine, six or five)")]
+    UnknownVariant(String),
+    /// Flying asked for in Six or Five Men's Morris.
+    #[error("{0} does not offer flying; it can only be switched on for Nine Men's Morris")]
+    FlyingNotOffered(Variant),
+    /// A no-capture limit of zero.
+    #[error("the no-capture limit must be at least 1 turn (or `off`)")]
+    ZeroNoCaptureLimit,
 }

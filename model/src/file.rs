@@ -50,6 +50,11 @@ pub struct Provenance {
     /// The CPU kernel path it was trained on (`avx512`, `avx2`): training is bitwise
     /// reproducible only on the same path.
     pub kernels: Option<String>,
+    /// The search player its figures were measured with, as the player settings that
+    /// differ from their defaults (`simulations=800,symmetries=16,...`): `net:` agents and
+    /// the engine start from it, so that the model plays as its figures say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player: Option<String>,
 }
 
 /// What a model file says about its contents, besides the parameters.

@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use kvarn_eval::EvalError;
-use kvarn_eval::agent::Outcome;
 use kvarn_eval::agent::{Agent, AgentFactory};
 use kvarn_eval::protocol::ProtocolEngine;
 use kvarn_eval::search::Limits;
+use kvarn_game::Outcome;
 use kvarn_game::{Game, Move, Rules};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;

@@ -17,9 +17,9 @@ use kvarn_game::{Color, Game, Position, Rules};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
-use crate::config::SettingError;
 use crate::endgame::Endgame;
 use crate::shard::Sample;
+use kvarn_storage::SettingError;
 
 /// Games started from positions of earlier games (`[selfplay.branch_starts]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,6 +5,7 @@ pub use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
 use crate::branch::BranchStarts;
+use crate::setting;
 use crate::starts::RandomStarts;
 
 /// How the root chooses where simulations go.
@@ -454,16 +455,29 @@ impl SearchConfig {
     /// The first setting out of range.
     pub fn validate(&self) -> Result<(), SettingError> {
         SettingError::check_range("search.simulations", self.simulations, 1..=1_000_000)?;
-        SettingError::check(self.c_puct > 0.0, "search.c_puct", "must be positive")?;
-        SettingError::check(
-            (-1.0..=1.0).contains(&self.contempt),
-            "search.contempt",
-            "must be in -1..=1",
-        )?;
-        SettingError::check(
-            self.fpu_reduction >= 0.0,
+        // The keys that are also the player's, against the ranges declared for both.
+        setting::check("search.c_puct", setting::C_PUCT, self.c_puct)?;
+        setting::check(
             "search.fpu_reduction",
-            "must be >= 0",
+            setting::FPU_REDUCTION,
+            self.fpu_reduction,
+        )?;
+        setting::check("search.contempt", setting::CONTEMPT, self.contempt)?;
+        setting::check("search.lcb_stdevs", setting::LCB_STDEVS, self.lcb_stdevs)?;
+        setting::check(
+            "search.gumbel_actions",
+            setting::GUMBEL_ACTIONS,
+            self.gumbel_actions,
+        )?;
+        setting::check(
+            "search.gumbel_c_visit",
+            setting::GUMBEL_C_VISIT,
+            self.gumbel_c_visit,
+        )?;
+        setting::check(
+            "search.gumbel_c_scale",
+            setting::GUMBEL_C_SCALE,
+            self.gumbel_c_scale,
         )?;
         SettingError::check(
             self.dirichlet_alpha > 0.0,
@@ -509,22 +523,6 @@ impl SearchConfig {
             self.move_choice.fits(self.root),
             "search.move_choice",
             LCB_NEEDS_PUCT,
-        )?;
-        SettingError::check(self.lcb_stdevs >= 0.0, "search.lcb_stdevs", "must be >= 0")?;
-        SettingError::check(
-            self.gumbel_actions >= 1,
-            "search.gumbel_actions",
-            "must be at least 1",
-        )?;
-        SettingError::check(
-            self.gumbel_c_visit >= 0.0,
-            "search.gumbel_c_visit",
-            "must be >= 0",
-        )?;
-        SettingError::check(
-            self.gumbel_c_scale > 0.0,
-            "search.gumbel_c_scale",
-            "must be positive",
         )
     }
 }

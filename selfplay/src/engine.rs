@@ -1,62 +1,71 @@
 //! The network player behind the engine protocol, for `kvarn engine --model FILE`: the
-//! alpha-beta engine's commands, options and time controls, with `Weights` naming the
-//! model, `Contempt`, `Symmetries`, `MoveChoice`, `RootValue` and `TwofoldDraws` options
-//! (with the last four a shipped model plays as its run's evaluation player), and `wdl` in
-//! its `info` lines.
+//! alpha-beta engine's commands and time controls, with `Weights` naming the model, an
+//! option for each of the player's settings ([`crate::player::SETTINGS`]: `Hash` in MiB,
+//! `Contempt` in -1..1, `MoveChoice`, `Symmetries`, ... with the same names, units and
+//! ranges as everywhere else, the model's measured player as their defaults), and `wdl`
+//! in its `info` lines.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use kvarn_eval::protocol::{EngineMaker, ProtocolEngine, flag_option, seed_option, whole_number};
-use kvarn_game::{Rules, SYMMETRY_COUNT};
+use kvarn_eval::protocol::{EngineMaker, ProtocolEngine, seed_option, whole_number};
+use kvarn_game::Rules;
 use kvarn_model::burn::tensor::Device;
-use kvarn_model::{Inference, InferencePath, file};
+use kvarn_model::file;
 
-use crate::agent::SearchPlayer;
-use crate::config::{MoveChoice, RootValue, SearchConfig};
 use crate::endgame::Endgame;
-use crate::evaluator::SymmetryAveraged;
+use crate::player::{PlayerSettings, SETTINGS, Setting, find_setting};
+use crate::setting::Kind;
 
-/// Evaluation cache entries per MiB of `Hash`: an entry holds the value and the logits of
-/// the legal moves, about 200 bytes.
-const CACHE_ENTRIES_PER_MB: usize = 5000;
+/// The player's settings that the protocol sets otherwise: the limits come with each `go`,
+/// and the databases are opened once, from the command line.
+const NOT_OPTIONS: [&str; 4] = ["simulations", "movetime", "db", "db_men"];
 
 /// Makes the protocol's network searchers from a model file and the protocol's options.
 pub struct NetEngineMaker {
     model: PathBuf,
     device: Device,
-    hash_mb: usize,
     seed: Option<u64>,
-    /// Hundredths of a draw's value (the `Contempt` option).
-    contempt: i64,
-    /// Symmetric images averaged at each leaf (the `Symmetries` option).
-    symmetries: usize,
-    /// The move played: the most visited or the best-proven (the `MoveChoice` option).
-    move_choice: MoveChoice,
-    /// The root's value reported and backed up: the mean or the most visited move's (the
-    /// `RootValue` option).
-    root_value: RootValue,
-    /// A position met again inside the searched line counts as a draw (the `TwofoldDraws`
-    /// option).
-    twofold_draws: bool,
+    /// The player: the one the model records as measured, then the options set.
+    player: PlayerSettings,
     endgame: Option<Arc<Endgame>>,
 }
 
 impl NetEngineMaker {
-    /// A maker for the model in `model`, evaluated on `device`, probing `endgame` where
-    /// given.
-    pub fn new(model: PathBuf, device: Device, endgame: Option<Arc<Endgame>>) -> NetEngineMaker {
+    /// A maker for the model in `model`, evaluated on `device`, playing as `player` (the
+    /// model's measured player with the command line's settings), probing `endgame`
+    /// where given.
+    pub fn new(
+        model: PathBuf,
+        device: Device,
+        player: PlayerSettings,
+        endgame: Option<Arc<Endgame>>,
+    ) -> NetEngineMaker {
         NetEngineMaker {
             model,
             device,
-            hash_mb: 64,
             seed: None,
-            contempt: 0,
-            symmetries: 1,
-            move_choice: MoveChoice::Visits,
-            root_value: RootValue::Mean,
-            twofold_draws: false,
+            player,
             endgame,
+        }
+    }
+
+    /// The protocol's option line for `setting`, with its value in the current player.
+    fn option_line(&self, setting: &Setting) -> String {
+        let name = setting.option_name();
+        let value = setting.value(&self.player).unwrap_or_default();
+        match setting.kind {
+            Kind::Count(min, max) => {
+                format!("option name {name} type spin default {value} min {min} max {max}")
+            }
+            Kind::Flag => format!("option name {name} type check default {value}"),
+            Kind::Choice(words) => {
+                let vars: String = words.iter().map(|w| format!(" var {w}")).collect();
+                format!("option name {name} type combo default {value}{vars}")
+            }
+            Kind::Real { .. } | Kind::Path => {
+                format!("option name {name} type string default {value}")
+            }
         }
     }
 }
@@ -68,47 +77,43 @@ impl EngineMaker for NetEngineMaker {
     }
 
     fn options(&self) -> Vec<String> {
-        vec![
-            "option name Threads type spin default 1 min 1 max 1".into(),
-            "option name Hash type spin default 64 min 1 max 4096".into(),
+        let mut lines = vec![
+            "option name Threads type spin default 1 min 1 max 1".to_string(),
             "option name Seed type string default <random>".into(),
             format!(
                 "option name Weights type string default {}",
                 self.model.display()
             ),
-            "option name Contempt type spin default 0 min -100 max 100".into(),
-            format!("option name Symmetries type spin default 1 min 1 max {SYMMETRY_COUNT}"),
-            "option name MoveChoice type combo default visits var visits var lcb".into(),
-            "option name RootValue type combo default mean var mean var best".into(),
-            "option name TwofoldDraws type check default false".into(),
-        ]
+        ];
+        lines.extend(
+            SETTINGS
+                .iter()
+                .filter(|s| !NOT_OPTIONS.contains(&s.name))
+                .map(|s| self.option_line(s)),
+        );
+        lines
     }
 
     fn set_option(&mut self, name: &str, value: &str) -> Result<bool, String> {
         match name {
             "threads" if whole_number(value)? == 1 => {}
             "threads" => return Err("the network player searches with one thread".into()),
-            "hash" => self.hash_mb = whole_number(value)?.clamp(1, 4096) as usize,
             "seed" => self.seed = seed_option(value)?,
-            "contempt" => {
-                let c: i64 = value
-                    .trim()
-                    .parse()
-                    .map_err(|_| format!("`{value}` is not a whole number"))?;
-                self.contempt = c.clamp(-100, 100);
-            }
-            "symmetries" => {
-                self.symmetries = whole_number(value)?.clamp(1, SYMMETRY_COUNT as u64) as usize;
-            }
-            "movechoice" => self.move_choice = value.trim().parse()?,
-            "rootvalue" => self.root_value = value.trim().parse()?,
-            "twofolddraws" => self.twofold_draws = flag_option(value)?,
             "weights" => {
                 let path = PathBuf::from(value.trim());
                 file::load(&path, &self.device).map_err(|e| e.to_string())?;
                 self.model = path;
             }
-            _ => return Ok(false),
+            _ => {
+                let Some(setting) = find_setting(name).filter(|s| !NOT_OPTIONS.contains(&s.name))
+                else {
+                    return Ok(false);
+                };
+                let mut player = self.player.clone();
+                player.set(setting.name, value).map_err(|e| e.to_string())?;
+                player.validate().map_err(|e| e.to_string())?;
+                self.player = player;
+            }
         }
         Ok(true)
     }
@@ -116,21 +121,9 @@ impl EngineMaker for NetEngineMaker {
     fn make(&self, rules: Rules) -> Result<Box<dyn ProtocolEngine>, String> {
         let (network, _) =
             file::load_for_rules(&self.model, &rules, &self.device).map_err(|e| e.to_string())?;
-        let config = SearchConfig {
-            cache_entries: self.hash_mb * CACHE_ENTRIES_PER_MB,
-            contempt: self.contempt as f32 / 100.0,
-            move_choice: self.move_choice,
-            root_value: self.root_value,
-            twofold_draws: self.twofold_draws,
-            ..SearchConfig::default()
-        };
-        let inference = SymmetryAveraged::new(
-            Inference::new(&network, InferencePath::Fastest).single_threaded(),
-            &rules,
-            self.symmetries,
-        );
-        let player =
-            SearchPlayer::new(self.name(), config, inference).with_endgame(self.endgame.clone());
+        let player = self
+            .player
+            .player(self.name(), &network, self.endgame.clone());
         let seed = self.seed.unwrap_or_else(rand::random);
         Ok(Box::new(player.agent(rules, seed)))
     }

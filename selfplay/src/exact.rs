@@ -12,10 +12,8 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use kvarn_eval::EvalError;
 use kvarn_eval::solver::Value;
-use kvarn_eval::solver::benchmark::{self, Part};
-use kvarn_game::{ActionSpace, Game, Position, Rules};
+use kvarn_game::{ActionSpace, Game, Rules};
 
 use crate::config::EndgameUse;
 use crate::endgame::Endgame;
@@ -41,42 +39,8 @@ pub struct ExactSampling<'a> {
     pub uses: &'a EndgameUse,
     /// The databases.
     pub endgame: &'a Endgame,
-    /// Canonical keys of positions never to draw (see [`canonical_key`]).
+    /// Canonical keys of positions never to draw (see [`Position::canonical_key`]).
     pub excluded: &'a HashSet<u64>,
-}
-
-/// One key for a position, its images under the board's symmetries, and the same
-/// positions with the colours swapped (the other player to move, each with the other's
-/// men): the network sees all of them from the player to move, alike but for one input.
-pub fn canonical_key(rules: &Rules, pos: &Position) -> u64 {
-    let own = pos.canonical(rules).0.key();
-    let mut s = pos.setup();
-    s.men.swap(0, 1);
-    s.in_hand.swap(0, 1);
-    s.side = s.side.opposite();
-    match Position::from_setup(rules, &s) {
-        Ok(swapped) => own.min(swapped.canonical(rules).0.key()),
-        Err(_) => own,
-    }
-}
-
-/// Canonical keys of the positions of the rules' committed benchmark sets, both parts:
-/// neither exact samples nor self-play's random starts are drawn among them, so that the
-/// sets judge positions the network was never started from or shown.
-///
-/// # Errors
-/// A committed set does not read (a damaged checkout).
-pub fn benchmark_keys(rules: &Rules) -> Result<HashSet<u64>, EvalError> {
-    let mut keys = HashSet::new();
-    for part in [Part::Tuning, Part::HeldOut] {
-        let Some(set) = benchmark::committed(rules, part) else {
-            continue;
-        };
-        for b in set? {
-            keys.insert(canonical_key(rules, b.game(rules)?.position()));
-        }
-    }
-    Ok(keys)
 }
 
 /// Canonical keys of every position that the self-play shards under `dir` (searched
@@ -103,7 +67,7 @@ pub fn shard_keys(rules: &Rules, dir: &Path) -> Result<HashSet<u64>, ShardError>
                     let why = format!("holds games of {}, not {rules}", header.rules);
                     return Err(ShardError::invalid(&path, why));
                 }
-                keys.extend(samples.iter().map(|s| canonical_key(rules, &s.position)));
+                keys.extend(samples.iter().map(|s| s.position.canonical_key(rules)));
             }
         }
     }
@@ -147,7 +111,7 @@ impl ExactSampling<'_> {
             wanted
                 && !self
                     .excluded
-                    .contains(&canonical_key(&self.rules, g.position()))
+                    .contains(&g.position().canonical_key(&self.rules))
         };
         self.starts.draw_where(self.rules, &mut rng, DRAWS, accept)
     }

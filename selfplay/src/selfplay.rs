@@ -19,7 +19,6 @@ use crate::branch::BranchPool;
 use crate::config::{RootSearch, SearchConfig, SelfPlayConfig, SettingError};
 use crate::endgame::Endgame;
 use crate::evaluator::{EvalCache, Evaluator};
-use crate::exact::canonical_key;
 use crate::search::{Advance, GameSearch, SearchContext};
 use crate::shard::{
     GameSummary, SHARD_EXTENSION, Sample, SampleSource, ShardError, ShardHeader, write_shard,
@@ -268,7 +267,7 @@ pub fn run<E: Evaluator + Clone + Send>(
     let mut excluded = HashSet::new();
     if job.selfplay.random_starts.share > 0.0 {
         job.selfplay.random_starts.validate_for(&job.rules)?;
-        excluded = crate::exact::benchmark_keys(&job.rules)?;
+        excluded = kvarn_eval::solver::benchmark::committed_keys(&job.rules)?;
     }
     let probes = job.endgame.clone().filter(|_| uses.probes);
     let ctx = SearchContext::new(job.rules, job.search.clone()).with_endgame(probes);
@@ -519,7 +518,7 @@ impl<E: Evaluator> Worker<'_, E> {
         let fresh = |g: &Game| {
             !self
                 .excluded
-                .contains(&canonical_key(&job.rules, g.position()))
+                .contains(&g.position().canonical_key(&job.rules))
         };
         match &job.endgame {
             Some(endgame)

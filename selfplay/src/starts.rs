@@ -5,11 +5,11 @@
 //! at once where endgame databases adjudicate them. Such games are played to the end:
 //! their result is self-play's own, never a database's.
 
-use kvarn_game::{Bitboard, Color, Game, Position, Rules, Setup, Square};
+use kvarn_game::{Bitboard, Color, Game, Phase, Position, Rules, Setup, Square};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
-use crate::config::SettingError;
+use kvarn_storage::SettingError;
 
 /// Games started from random positions (`[selfplay.random_starts]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -22,8 +22,15 @@ pub struct RandomStarts {
     /// Most men a side has on the board at a start of the moving phase (at most the
     /// variant's men).
     pub max_men: u8,
-    /// The kinds of position a start is drawn from, each start one of them uniformly.
-    pub phases: Vec<StartPhase>,
+    /// The kinds of position a start is drawn from, each start one of them uniformly:
+    /// `moving` (no men in hand, `min_men..=max_men` men a side on the board; with three
+    /// men and flying on, that is the flying endgame), `placing` (men still in hand: after
+    /// 1 to all but one of the game's placements, uniformly, each side with any number of
+    /// its placed men still on the board that leaves it three men on the board and in
+    /// hand), `removal` (a removal pending: a position of the placing phase, the
+    /// placements made including the one that closed the mill, or of the moving phase,
+    /// men as `moving`, half each, whose player to move has a mill). Not `flying`.
+    pub phases: Vec<Phase>,
 }
 
 impl Default for RandomStarts {
@@ -32,25 +39,9 @@ impl Default for RandomStarts {
             share: 0.0,
             min_men: 3,
             max_men: 4,
-            phases: vec![StartPhase::Moving],
+            phases: vec![Phase::Moving],
         }
     }
-}
-
-/// What kind of position a random start is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StartPhase {
-    /// No men in hand, `min_men..=max_men` men a side on the board.
-    Moving,
-    /// Men still in hand: after 1 to all but one of the game's placements (uniformly),
-    /// each side with any number of its placed men still on the board that leaves it
-    /// three men on the board and in hand.
-    Placing,
-    /// A removal pending: a position of the placing phase (the placements made including
-    /// the one that closed the mill) or of the moving phase (men as `Moving`), half each,
-    /// whose player to move has a mill.
-    Removal,
 }
 
 /// Draws of [`RandomStarts::draw`] before it gives up: a position where the player to
@@ -80,6 +71,11 @@ impl RandomStarts {
             "must name at least one of \"moving\", \"placing\", \"removal\"",
         )?;
         SettingError::check(
+            !self.phases.contains(&Phase::Flying),
+            "selfplay.random_starts.phases",
+            "`flying` is no kind of start: moving starts with 3 men fly where flying is on",
+        )?;
+        SettingError::check(
             (1..self.phases.len()).all(|i| !self.phases[..i].contains(&self.phases[i])),
             "selfplay.random_starts.phases",
             "names a phase twice",
@@ -88,7 +84,7 @@ impl RandomStarts {
 
     /// Whether every start is of the moving phase (what endgame databases can value).
     pub fn moving_only(&self) -> bool {
-        self.phases == [StartPhase::Moving]
+        self.phases == [Phase::Moving]
     }
 
     /// Checks that the variant has as many men as the starts place.
@@ -109,7 +105,7 @@ impl RandomStarts {
     }
 
     /// A random start: its phase drawn uniformly from `phases`, then the men counts as
-    /// [`StartPhase`] says, then the men on distinct points drawn uniformly (around a mill
+    /// [`RandomStarts::phases`] says, then the men on distinct points drawn uniformly (around a mill
     /// of the player to move where a removal is pending); drawn again where the game is
     /// already over. `None` only when [`DRAWS`] draws all end the game at once.
     pub fn draw(&self, rules: Rules, rng: &mut impl Rng) -> Option<Game> {
@@ -159,18 +155,14 @@ impl RandomStarts {
 
     /// The men of a start of `phase` (White's, Black's), the player to move, and whether
     /// a removal is pending.
-    fn draw_counts(
-        &self,
-        phase: StartPhase,
-        rules: Rules,
-        rng: &mut impl Rng,
-    ) -> (Counts, Color, bool) {
+    fn draw_counts(&self, phase: Phase, rules: Rules, rng: &mut impl Rng) -> (Counts, Color, bool) {
         match phase {
-            StartPhase::Moving => {
+            // Refused by `validate`; the draw of a moving start is what flying men get.
+            Phase::Moving | Phase::Flying => {
                 let counts = self.moving_counts(rng);
                 (counts, random_side(rng), false)
             }
-            StartPhase::Placing => {
+            Phase::Placing => {
                 let placed = rng.random_range(1..2 * rules.men());
                 let next = if placed % 2 == 0 {
                     Color::White
@@ -179,7 +171,7 @@ impl RandomStarts {
                 };
                 (placing_counts(rules, placed, [0, 0], rng), next, false)
             }
-            StartPhase::Removal if rng.random_bool(0.5) => {
+            Phase::Removal if rng.random_bool(0.5) => {
                 // The player who placed last closed the mill, so placed three men or more.
                 let placed = rng.random_range(5..=2 * rules.men());
                 let (last, least) = if placed % 2 == 1 {
@@ -189,7 +181,7 @@ impl RandomStarts {
                 };
                 (placing_counts(rules, placed, least, rng), last, true)
             }
-            StartPhase::Removal => (self.moving_counts(rng), random_side(rng), true),
+            Phase::Removal => (self.moving_counts(rng), random_side(rng), true),
         }
     }
 
@@ -335,7 +327,7 @@ mod tests {
     fn starts_of_every_phase_have_hands_that_play_from_the_start_gives() {
         let rules = Rules::new(Variant::Six);
         let mut s = starts(3, 6);
-        s.phases = vec![StartPhase::Moving, StartPhase::Placing, StartPhase::Removal];
+        s.phases = vec![Phase::Moving, Phase::Placing, Phase::Removal];
         let mut rng = Pcg64Mcg::seed_from_u64(3);
         let mut kinds = std::collections::BTreeMap::new();
         for _ in 0..900 {
@@ -399,7 +391,7 @@ mod tests {
         s.phases.clear();
         assert_eq!(bad(s), "selfplay.random_starts.phases");
         let mut s = starts(3, 4);
-        s.phases = vec![StartPhase::Placing, StartPhase::Placing];
+        s.phases = vec![Phase::Placing, Phase::Placing];
         assert_eq!(bad(s), "selfplay.random_starts.phases");
         let e = starts(3, 7)
             .validate_for(&Rules::new(Variant::Six))

@@ -7,12 +7,11 @@ use kvarn_eval::agent::{AgentFactory, PerfectAgent};
 use kvarn_eval::solver::adjudication::certain;
 use kvarn_eval::solver::{Solver, Subspace, Value};
 use kvarn_game::{ActionSpace, Color, Game, Rules, Variant, encoding};
-use kvarn_selfplay::exact::canonical_key;
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
     Advance, BranchPool, BranchStarts, EndgameUse, EvalCache, Evaluator, GameSearch, RandomStarts,
-    SearchConfig, SearchContext, SearchPlayer, SelfPlayConfig, SelfPlayJob, StartPhase,
-    UniformEvaluator, run, selfplay::game_rng,
+    SearchConfig, SearchContext, SearchPlayer, SelfPlayConfig, SelfPlayJob, UniformEvaluator, run,
+    selfplay::game_rng,
 };
 
 fn uniform(rules: &Rules) -> UniformEvaluator {
@@ -449,7 +448,8 @@ fn decisive_starts_are_refused_without_databases_or_random_starts() {
     assert!(err.contains("must be in 0..=1"), "{err}");
     // The databases value only the moving phase's starts.
     let mut placing = decisive_job(0.5, 1);
-    placing.selfplay.random_starts.phases = vec![StartPhase::Moving, StartPhase::Placing];
+    placing.selfplay.random_starts.phases =
+        vec![kvarn_game::Phase::Moving, kvarn_game::Phase::Placing];
     let err = run(&placing, &eval, None).unwrap_err().to_string();
     assert!(err.contains("selfplay.random_starts.phases"), "{err}");
     let err = run(&decisive_job(0.5, 0), &eval, None)
@@ -553,7 +553,7 @@ fn exact_samples_never_draw_an_excluded_position_its_images_or_its_colour_swappe
     };
     let uses = EndgameUse::default();
     let none = std::collections::HashSet::new();
-    let key = |p: &kvarn_game::Position| kvarn_selfplay::exact::canonical_key(&rules, p);
+    let key = |p: &kvarn_game::Position| p.canonical_key(&rules);
     // Every form of a position, by raw key: its 16 images, with and without the colours
     // swapped (the other player to move, each with the other's men).
     let forms = |p: &kvarn_game::Position| -> Vec<u64> {
@@ -630,14 +630,14 @@ fn exact_samples_the_databases_cannot_give_are_an_error_not_a_short_shard() {
 #[test]
 fn random_starts_are_never_committed_benchmark_positions() {
     let rules = Rules::new(Variant::Five);
-    let keys = kvarn_selfplay::exact::benchmark_keys(&rules).unwrap();
+    let keys = kvarn_eval::solver::benchmark::committed_keys(&rules).unwrap();
     let three = RandomStarts {
         share: 1.0,
         min_men: 3,
         max_men: 3,
         ..RandomStarts::default()
     };
-    let benchmark = |p: &kvarn_game::Position| keys.contains(&canonical_key(&rules, p));
+    let benchmark = |p: &kvarn_game::Position| keys.contains(&p.canonical_key(&rules));
     // Unfiltered draws land on Five's 3 v 3 benchmark positions now and then...
     let games = 3000;
     let hits = (0..games)
@@ -742,7 +742,7 @@ fn shard_keys_are_the_positions_of_every_shard_under_a_folder() {
     assert!(!keys.is_empty() && keys.len() <= positions.len());
     for p in &positions {
         // Any image of a position the shards hold is known by its key.
-        assert!(keys.contains(&canonical_key(&rules, &p.transformed(&rules, 5))));
+        assert!(keys.contains(&p.transformed(&rules, 5).canonical_key(&rules)));
     }
     // A folder with a shard of other rules is refused, naming the shard.
     let six = Rules::new(Variant::Six);

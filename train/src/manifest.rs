@@ -7,12 +7,13 @@
 use std::path::{Component, Path, PathBuf};
 
 use kvarn_eval::elo::Tally;
-use kvarn_eval::solver::benchmark::Phase;
 use kvarn_eval::sprt::SprtStatus;
+use kvarn_game::Phase;
 use kvarn_storage::{read_jsonl, write_jsonl};
 use serde::{Deserialize, Serialize};
 
 use crate::error::RunError;
+use crate::replay::PhaseSurprise;
 use crate::run_dir::RunDir;
 
 /// The format name in every manifest.
@@ -329,20 +330,6 @@ pub struct TrainingFigures {
     /// generations recorded before it was measured).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub surprise_by_phase: Vec<PhaseSurprise>,
-}
-
-/// How much the searches of one phase overruled the network: the mean policy surprise
-/// ([`kvarn_selfplay::Sample::surprise`]) of the replay window's full searches there.
-/// Where it stays high the search still teaches the network that phase; where it falls
-/// to nothing, self-play only confirms what the network believes.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct PhaseSurprise {
-    /// The phase.
-    pub phase: Phase,
-    /// Its full searches in the window.
-    pub searches: u64,
-    /// Their mean surprise (nats).
-    pub mean: f64,
 }
 
 /// The evaluation stage's figures.

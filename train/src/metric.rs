@@ -3,7 +3,7 @@
 //! formats from here, so the same figure is called the same everywhere.
 
 use kvarn_eval::elo::{Tally, elo_of_score};
-use kvarn_eval::solver::benchmark::Phase;
+use kvarn_game::Phase;
 
 use crate::manifest::{GenerationRecord, Opponent};
 use crate::run_config::RunConfig;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use kvarn_eval::solver::benchmark::Phase;
+use kvarn_game::Phase;
 use kvarn_game::{ActionSpace, Bitboard, Color, Rules, SYMMETRY_COUNT, encoding};
 use kvarn_selfplay::{
     BranchPool, BranchStarts, Endgame, Sample, SampleSource, ShardError, ShardHeader, read_shard,
@@ -14,7 +14,6 @@ use rand::distr::weighted::WeightedIndex;
 use rand::{Rng, RngExt};
 
 use crate::config::{CheapSearchValue, OwnershipGames, SurpriseWeighs, TrainConfig};
-use crate::manifest::PhaseSurprise;
 
 /// A mini-batch, row-major, ready for the trainer.
 #[derive(Debug, Clone, PartialEq)]
@@ -238,7 +237,7 @@ impl ReplayWindow {
     }
 
     /// The mean policy surprise of the window's full searches in each phase that has
-    /// any, in the phases' order, with their count (see [`crate::manifest::PhaseSurprise`]).
+    /// any, in the phases' order, with their count (see [`PhaseSurprise`]).
     /// Samples from the databases, which no search made, are left out.
     pub fn surprise_by_phase(&self) -> Vec<PhaseSurprise> {
         let mut sums: BTreeMap<Phase, (u64, f64)> = BTreeMap::new();
@@ -605,4 +604,18 @@ fn games_of_shard(
             Ok((g.index, GameSamples { samples, final_men }))
         })
         .collect()
+}
+
+/// How much the searches of one phase overruled the network: the mean policy surprise
+/// ([`kvarn_selfplay::Sample::surprise`]) of the replay window's full searches there.
+/// Where it stays high the search still teaches the network that phase; where it falls
+/// to nothing, self-play only confirms what the network believes.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PhaseSurprise {
+    /// The phase.
+    pub phase: Phase,
+    /// Its full searches in the window.
+    pub searches: u64,
+    /// Their mean surprise (nats).
+    pub mean: f64,
 }

@@ -113,14 +113,19 @@ fn played_where(config: &RunConfig, manifest: &Manifest) -> String {
 /// The Markdown summary: settings, then a table by generation.
 pub fn markdown(config: &RunConfig, manifest: &Manifest) -> String {
     let mut out = String::new();
+    // A loaded configuration was validated; a default player stands in for one that was not.
+    let player = config
+        .run
+        .player(&config.search)
+        .unwrap_or_else(|_| kvarn_selfplay::PlayerSettings::from_search(&config.search));
     let _ = writeln!(out, "# Kvarn run: {}\n", config.rules);
     let _ = writeln!(
         out,
         "- network: {}\n- search: {} simulations ({} in evaluation{})\n- per generation: {} self-play games, {} training steps of {} samples\n- generations: {} of {}\n- total time: {:.1} min",
         serde_json::to_string(&config.network).unwrap_or_default(),
         config.search.simulations,
-        config.run.eval_simulations,
-        config.run.eval_player_note(),
+        player.search_config().simulations,
+        crate::run_config::player_note(&player),
         config.run.games_per_generation,
         config.train.steps_per_generation,
         config.train.batch_size,

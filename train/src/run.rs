@@ -332,7 +332,10 @@ impl<'a> Run<'a> {
             return Ok(None);
         };
         let current = self.trainer.network().for_inference();
-        let provenance = training::provenance(dir, g, self.trainer.step);
+        let provenance = Provenance {
+            player: measured_player(config),
+            ..training::provenance(dir, g, self.trainer.step)
+        };
         file::save(&current, &provenance, &dir.model(g))?;
         let stage = EvaluationStage {
             config,
@@ -526,4 +529,13 @@ fn log_generation(metrics: &mut Metrics, config: &RunConfig, r: &GenerationRecor
         }
     }
     metrics.flush();
+}
+
+/// The player a generation's figures are measured with, as its model file records it: the
+/// run's evaluation player without its limits, which the users of the model give.
+fn measured_player(config: &RunConfig) -> Option<String> {
+    let mut player = config.run.player(&config.search).ok()?;
+    player.simulations = None;
+    player.movetime = None;
+    Some(player.spec())
 }

@@ -5,9 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use kvarn_eval::sprt::SprtParams;
-use kvarn_game::{Rules, SYMMETRY_COUNT, Variant};
+use kvarn_game::{Rules, Variant};
 use kvarn_model::{DeviceChoice, NetConfig};
-use kvarn_selfplay::{MoveChoice, RootSearch, SearchConfig, SelfPlayConfig};
+use kvarn_selfplay::{
+    MoveChoice, PlayerSettings, PlayerTable, RootSearch, SearchConfig, SelfPlayConfig,
+};
 use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
@@ -38,16 +40,21 @@ pub struct LoopConfig {
     pub games_vs_baseline: usize,
     /// Games against random play.
     pub games_vs_random: usize,
-    /// Simulations per move of the network player in evaluation games and benchmarks.
-    pub eval_simulations: u32,
-    /// Symmetric images whose mean answers each leaf of the evaluation player's search
-    /// (1: the position alone; up to 16): steadier answers for the same simulations, at one
-    /// network evaluation per image. Self-play is not affected.
-    pub eval_symmetries: usize,
-    /// How the evaluation player picks its move (`search.move_choice` is self-play's):
-    /// "lcb" plays the move of the best-proven value rather than the most visited one,
-    /// whose visits can lag behind what the search has found.
-    pub eval_move_choice: MoveChoice,
+    /// The network player of evaluation games and benchmarks (`[loop.player]`): player
+    /// settings by name (`simulations = 160`, `symmetries = 16`, `move_choice = "lcb"`,
+    /// ...; `kvarn config` lists them) over the run's tree search (`[search]`, but for
+    /// its count of simulations and its move choice, which are self-play's). Self-play is
+    /// not affected.
+    pub player: PlayerTable,
+    /// `player.simulations`, as configurations written before `[loop.player]` named it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval_simulations: Option<u32>,
+    /// `player.symmetries`, as configurations written before `[loop.player]` named it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval_symmetries: Option<usize>,
+    /// `player.move_choice`, as configurations written before `[loop.player]` named it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval_move_choice: Option<MoveChoice>,
     /// Evaluate every this many generations (and the first and last): evaluation games
     /// cost as much as self-play on a long Nine run, and the curve needs no more points.
     /// The generations between are promoted without a match.
@@ -66,9 +73,10 @@ impl Default for LoopConfig {
             baseline_depths: vec![2],
             games_vs_baseline: 20,
             games_vs_random: 0,
-            eval_simulations: 64,
-            eval_symmetries: 1,
-            eval_move_choice: MoveChoice::Visits,
+            player: PlayerTable::default(),
+            eval_simulations: None,
+            eval_symmetries: None,
+            eval_move_choice: None,
             evaluate_every: 1,
         }
     }
@@ -80,20 +88,83 @@ impl LoopConfig {
         g == 1 || g >= self.generations || g.is_multiple_of(self.evaluate_every.max(1))
     }
 
-    /// What the evaluation player's images and move choice add to a description of its
-    /// search: nothing for one image and the most visited move, else
-    /// `, each leaf the mean of K symmetric images` and `, the move of the highest lower
-    /// confidence bound`.
-    pub fn eval_player_note(&self) -> String {
-        let mut note = match self.eval_symmetries {
-            1 => String::new(),
-            k => format!(", each leaf the mean of {k} symmetric images"),
-        };
-        if self.eval_move_choice == MoveChoice::Lcb {
-            note.push_str(", the move of the highest lower confidence bound");
+    /// Sets the evaluation player's setting `name` to `value` (text, as on a command
+    /// line), in place of what the configuration says, however it says it.
+    pub fn set_player(&mut self, name: &str, value: &str) {
+        match name {
+            "simulations" => self.eval_simulations = None,
+            "symmetries" => self.eval_symmetries = None,
+            "move_choice" => self.eval_move_choice = None,
+            _ => {}
         }
-        note
+        self.player.0.insert(
+            name.to_string(),
+            kvarn_selfplay::player::Scalar::Text(value.into()),
+        );
     }
+
+    /// The evaluation player: [`PlayerSettings::from_search`] of `search`, then the
+    /// settings of configurations written before `[loop.player]`, then `[loop.player]`.
+    ///
+    /// # Errors
+    /// A setting refused, named by its key; a setting given both ways.
+    pub fn player(&self, search: &SearchConfig) -> Result<PlayerSettings, SettingError> {
+        let mut player = PlayerSettings::from_search(search);
+        let former = [
+            (
+                "eval_simulations",
+                "simulations",
+                self.eval_simulations.map(|n| n.to_string()),
+            ),
+            (
+                "eval_symmetries",
+                "symmetries",
+                self.eval_symmetries.map(|n| n.to_string()),
+            ),
+            (
+                "eval_move_choice",
+                "move_choice",
+                self.eval_move_choice.map(|m| match m {
+                    MoveChoice::Visits => "visits".to_string(),
+                    MoveChoice::Lcb => "lcb".to_string(),
+                }),
+            ),
+        ];
+        for (key, name, value) in former {
+            let Some(value) = value else { continue };
+            SettingError::check(
+                !self.player.0.contains_key(name),
+                &format!("loop.{key}"),
+                format!("is loop.player.{name}: give it once"),
+            )?;
+            player
+                .set(name, &value)
+                .map_err(|e| SettingError::new(format!("loop.{key}"), e.to_string()))?;
+        }
+        for (name, value) in &self.player.0 {
+            player
+                .set(name, &value.to_string())
+                .map_err(|e| SettingError::new(format!("loop.player.{name}"), e.to_string()))?;
+        }
+        player
+            .validate()
+            .map_err(|e| SettingError::new("loop.player", e.to_string()))?;
+        Ok(player)
+    }
+}
+
+/// How the evaluation player `player` differs from the run's plain search, for reports:
+/// nothing for one image and the most visited move, else `, each leaf the mean of K
+/// symmetric images` and `, the move of the highest lower confidence bound`.
+pub fn player_note(player: &PlayerSettings) -> String {
+    let mut note = match player.symmetries {
+        1 => String::new(),
+        k => format!(", each leaf the mean of {k} symmetric images"),
+    };
+    if player.search.move_choice == MoveChoice::Lcb {
+        note.push_str(", the move of the highest lower confidence bound");
+    }
+    note
 }
 
 /// A sequential test gating promotion (`[loop.gate]`).
@@ -176,16 +247,7 @@ impl LoopConfig {
         for &d in &self.baseline_depths {
             SettingError::check_range("loop.baseline_depths", d, 1..=30)?;
         }
-        SettingError::check_range(
-            "loop.eval_symmetries",
-            self.eval_symmetries,
-            1..=SYMMETRY_COUNT,
-        )?;
-        SettingError::check_range(
-            "loop.eval_simulations",
-            self.eval_simulations,
-            1..=1_000_000,
-        )
+        Ok(())
     }
 }
 
@@ -481,11 +543,10 @@ impl RunConfig {
             "cuts the outcome at moves the late temperature drew: set search.late_temperature \
              above 0 (with the puct root)",
         )?;
-        SettingError::check(
-            self.run.eval_move_choice.fits(self.search.root),
-            "loop.eval_move_choice",
-            kvarn_selfplay::LCB_NEEDS_PUCT,
-        )?;
+        let player = self.run.player(&self.search)?;
+        player
+            .validate_for(&self.rules)
+            .map_err(|e| SettingError::new("loop.player", e.to_string()))?;
         SettingError::check(
             self.selfplay.branch_starts.share == 0.0
                 || self.selfplay.backend == kvarn_selfplay::Backend::Local,

@@ -47,7 +47,13 @@ fn config(generations: u32) -> RunConfig {
             games_vs_previous: 2,
             baseline_depths: vec![1],
             games_vs_baseline: 2,
-            eval_simulations: 8,
+            player: kvarn_selfplay::PlayerTable(
+                [(
+                    "simulations".into(),
+                    kvarn_selfplay::player::Scalar::Whole(8),
+                )]
+                .into(),
+            ),
             ..LoopConfig::default()
         },
         solver: SolverConfig::default(),

@@ -270,6 +270,12 @@ fn non_finite_and_zero_values_are_refused() {
         ("[loop]\ncheckpoint_every = 0", "loop.checkpoint_every"),
         ("[loop]\neval_simulations = 0", "loop.eval_simulations"),
         ("[loop]\neval_symmetries = 17", "loop.eval_symmetries"),
+        (
+            "[loop]\nplayer = { simulations = 0 }",
+            "loop.player.simulations",
+        ),
+        ("[loop]\nplayer = { c_puct = 0 }", "loop.player.c_puct"),
+        ("[loop]\nplayer = { depth = 3 }", "loop.player.depth"),
         ("[train]\nwindow_samples = 0", "train.window_samples"),
         ("[selfplay]\nmax_plies = 0", "selfplay.max_plies"),
         ("[search]\ngumbel_actions = 0", "search.gumbel_actions"),
@@ -284,18 +290,29 @@ fn non_finite_and_zero_values_are_refused() {
 
 #[test]
 fn the_evaluation_players_move_choice_is_read_and_needs_a_puct_root() {
-    let lcb = BASE.replace(
-        "generations = 2",
-        "generations = 2\neval_move_choice = \"lcb\"",
-    );
-    let c = RunConfig::parse(&lcb, "test.toml").unwrap();
-    assert_eq!(c.run.eval_move_choice, kvarn_selfplay::MoveChoice::Lcb);
-    assert_eq!(c.search.move_choice, kvarn_selfplay::MoveChoice::Visits);
-    assert!(c.run.eval_player_note().contains("lower confidence bound"));
+    let note =
+        |c: &RunConfig| kvarn_train::run_config::player_note(&c.run.player(&c.search).unwrap());
+    for setting in [
+        "eval_move_choice = \"lcb\"",
+        "player = { move_choice = \"lcb\" }",
+    ] {
+        let lcb = BASE.replace("generations = 2", &format!("generations = 2\n{setting}"));
+        let c = RunConfig::parse(&lcb, "test.toml").unwrap();
+        let player = c.run.player(&c.search).unwrap();
+        assert_eq!(player.search.move_choice, kvarn_selfplay::MoveChoice::Lcb);
+        assert_eq!(c.search.move_choice, kvarn_selfplay::MoveChoice::Visits);
+        assert!(note(&c).contains("lower confidence bound"));
+        let e = refusal(&format!("{lcb}\n[search]\nroot = \"gumbel\"\n"));
+        assert!(e.contains("loop.player"), "{e}");
+    }
     let plain = RunConfig::parse(BASE, "test.toml").unwrap();
-    assert_eq!(plain.run.eval_player_note(), "");
-    let e = refusal(&format!("{lcb}\n[search]\nroot = \"gumbel\"\n"));
-    assert!(e.contains("loop.eval_move_choice"), "{e}");
+    assert_eq!(note(&plain), "");
+    // A setting given both ways is refused by name.
+    let both = BASE.replace(
+        "generations = 2",
+        "generations = 2\neval_simulations = 8\nplayer = { simulations = 9 }",
+    );
+    assert!(refusal(&both).contains("loop.eval_simulations"));
 }
 
 #[test]

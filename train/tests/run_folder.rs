@@ -42,7 +42,13 @@ fn config(generations: u32) -> RunConfig {
             checkpoint_every: 2,
             games_vs_previous: 2,
             baseline_depths: vec![],
-            eval_simulations: 8,
+            player: kvarn_selfplay::PlayerTable(
+                [(
+                    "simulations".into(),
+                    kvarn_selfplay::player::Scalar::Whole(8),
+                )]
+                .into(),
+            ),
             ..LoopConfig::default()
         },
         solver: SolverConfig::default(),

@@ -627,7 +627,7 @@ fn surprise_on_the_policy_loss_leaves_the_draws_uniform_and_weighs_each_rows_pol
 
 #[test]
 fn the_windows_surprise_is_the_mean_of_its_full_searches_by_phase() {
-    use kvarn_eval::solver::benchmark::Phase;
+    use kvarn_game::Phase;
     let rules = Rules::new(Variant::Six);
     let game = with_surprises(samples(rules, 300, 13), 13);
     let mut window = ReplayWindow::new(rules);
@@ -653,9 +653,9 @@ fn the_windows_surprise_is_the_mean_of_its_full_searches_by_phase() {
 
 #[test]
 fn value_targets_are_judged_part_by_part_against_the_exact_values() {
-    use kvarn_eval::agent::Outcome;
-    use kvarn_eval::solver::benchmark::Phase;
     use kvarn_eval::solver::{Solver, Subspace, Value};
+    use kvarn_game::Outcome;
+    use kvarn_game::Phase;
     use kvarn_train::target_quality::TargetQuality;
     let rules = Rules::new(Variant::Six);
     let solver = Solver::solve_endgames(rules, 3, |_, _| {});

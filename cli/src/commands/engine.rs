@@ -10,6 +10,7 @@ use kvarn_eval::protocol::{self, AlphaBetaMaker, EngineMaker};
 use kvarn_model::{DeviceChoice, file};
 use kvarn_selfplay::{Endgame, NetEngineMaker};
 
+use crate::agents;
 use crate::rules_args::RulesArgs;
 
 /// Arguments of `kvarn engine`: the rules to start with (`setoption` can change them).
@@ -24,6 +25,10 @@ pub struct EngineArgs {
     /// With --model: probe the endgame databases in this folder (`kvarn solve`) in the search.
     #[arg(long, requires = "model")]
     db: Option<PathBuf>,
+    /// With --model: player settings over the model's measured player, e.g.
+    /// `symmetries=1,hash=64` (`kvarn config` lists them; `setoption` changes them too).
+    #[arg(long, requires = "model")]
+    player: Option<String>,
 }
 
 /// Runs the protocol until `quit` or the end of the input (which stops any search).
@@ -34,16 +39,21 @@ pub fn run(args: &EngineArgs) -> anyhow::Result<()> {
         Some(model) => {
             let device = DeviceChoice::Cpu.device()?;
             // Refused here, before the protocol starts, where the model is unreadable or of
-            // other rules.
-            file::load_for_rules(model, &rules, &device)
+            // other rules, or a setting is wrong.
+            let (_, header) = file::load_for_rules(model, &rules, &device)
                 .with_context(|| format!("loading the model {}", model.display()))?;
+            let mut player = agents::measured_player(&header)?;
+            if let Some(text) = &args.player {
+                player.apply(text).context("--player")?;
+            }
+            player.validate_for(&rules).context("--player")?;
             let endgame = match &args.db {
                 Some(dir) => Some(Arc::new(Endgame::open(dir, rules, None).with_context(
                     || format!("loading the endgame databases in {}", dir.display()),
                 )?)),
                 None => None,
             };
-            Box::new(NetEngineMaker::new(model.clone(), device, endgame))
+            Box::new(NetEngineMaker::new(model.clone(), device, player, endgame))
         }
     };
     // Read by a thread of the protocol's own (the lock on stdin cannot move there).

@@ -11,7 +11,7 @@ use kvarn_eval::ladder::{
     self, FitOptions, Ladder, LadderGames, Pairing, ScheduleOptions, fit, schedule,
 };
 use kvarn_eval::storage::write_atomically;
-use kvarn_game::{Rules, SYMMETRY_COUNT};
+use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, file};
 use kvarn_train::ladder_plot::{LadderPoint, ladder_svg};
 use kvarn_train::stages::evaluation;
@@ -40,14 +40,10 @@ pub struct LadderArgs {
     /// Games per pair (colours alternate; each opening is played twice).
     #[arg(long, default_value_t = 40)]
     games: usize,
-    /// Simulations per move of the network players (default: the run's
-    /// `loop.eval_simulations`).
+    /// Player settings of the network players over the run's evaluation player
+    /// (`[loop.player]`), e.g. `simulations=800,symmetries=16` (`kvarn config` lists them).
     #[arg(long)]
-    simulations: Option<u32>,
-    /// Symmetric images whose mean answers each of the network players' leaves, 1 to 16
-    /// (default: the run's `loop.eval_symmetries`).
-    #[arg(long)]
-    symmetries: Option<usize>,
+    player: Option<String>,
     /// Seed of the openings; pair (i, j) plays from seeds::derive(seed, i, j).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -127,21 +123,27 @@ fn baseline_specs(text: &str) -> Vec<String> {
     out
 }
 
-/// The run's configuration with its evaluation player as the ladder plays it:
-/// `--simulations` and `--symmetries` in place of the run's, checked as the run's are.
+/// The run's configuration with its evaluation player as the ladder plays it: the settings
+/// of `--player` in place of the run's, checked as the run's are.
 fn evaluation_config(args: &LadderArgs, config: &RunConfig) -> anyhow::Result<RunConfig> {
     let mut eval = config.clone();
-    if let Some(n) = args.simulations {
-        anyhow::ensure!(n >= 1, "--simulations must be at least 1");
-        eval.run.eval_simulations = n;
+    for item in args.player.iter().flat_map(|p| p.split(',')) {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let (name, value) = item
+            .split_once('=')
+            .with_context(|| format!("--player: `{item}` is not name=value"))?;
+        eval.run.set_player(name.trim(), value.trim());
     }
-    if let Some(k) = args.symmetries {
-        anyhow::ensure!(
-            (1..=SYMMETRY_COUNT).contains(&k),
-            "--symmetries must be 1 to {SYMMETRY_COUNT}, not {k}"
-        );
-        eval.run.eval_symmetries = k;
-    }
+    eval.run
+        .player(&eval.search)
+        .and_then(|p| {
+            p.validate_for(&eval.rules)
+                .map_err(|e| kvarn_storage::SettingError::new("--player", e.to_string()))
+        })
+        .map_err(|e| anyhow::anyhow!("--player: {e}"))?;
     Ok(eval)
 }
 
@@ -155,7 +157,7 @@ fn network_player(
     let device = DeviceChoice::Cpu.device()?;
     let (network, _) = file::load_for_rules(path, &eval.rules, &device)
         .with_context(|| format!("loading {}", path.display()))?;
-    Ok(Box::new(evaluation::player(eval, label.into(), &network)))
+    Ok(Box::new(evaluation::player(eval, label.into(), &network)?))
 }
 
 /// The last generation with a model in the run's folder (the manifest is not needed:
@@ -375,12 +377,13 @@ fn write_files(
     results: &[Pairing],
 ) -> anyhow::Result<()> {
     let names: Vec<String> = players.iter().map(|p| p.label.clone()).collect();
+    let player = config.run.player(&config.search)?;
     let title = format!(
         "Kvarn ladder: {} ({}, {} simulations{})",
         args.run_dir.display(),
         config.rules.variant(),
-        config.run.eval_simulations,
-        config.run.eval_player_note()
+        player.search_config().simulations,
+        kvarn_train::run_config::player_note(&player)
     );
     let md = format!(
         "# {title}\n\nRules: {}. Maximum-likelihood Elo (Bradley–Terry, a draw as half a win and half a \

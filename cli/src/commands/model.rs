@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use kvarn_model::{DeviceChoice, Network, Provenance, file};
+use kvarn_selfplay::PlayerSettings;
 
 use kvarn_train::RunConfig;
 
@@ -21,6 +22,24 @@ pub enum ModelCommand {
     /// The same model with more units in each layer (an MLP), its outputs unchanged: a
     /// larger network that goes on training from a trained one (`kvarn train --init`).
     Widen(WidenArgs),
+    /// Records in a model file the search player its figures were measured with: the
+    /// player `net:model=FILE` and `kvarn engine --model FILE` start from.
+    Player(PlayerArgs),
+}
+
+/// Arguments of `kvarn model player`.
+#[derive(Args, Debug)]
+pub struct PlayerArgs {
+    /// The model file, rewritten in place unless `--out` says otherwise.
+    model: PathBuf,
+    /// The player settings that differ from their defaults, e.g.
+    /// `symmetries=16,move_choice=lcb` (`kvarn config` lists them); empty for the defaults.
+    /// Leave the limits (`simulations`, `movetime`) to the users of the model.
+    #[arg(long, allow_hyphen_values = true)]
+    set: String,
+    /// Where to write the model (default: in place).
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 /// Arguments of `kvarn model new`.
@@ -96,6 +115,7 @@ pub fn run(cmd: &ModelCommand) -> anyhow::Result<()> {
         }
         ModelCommand::Average(args) => average(args),
         ModelCommand::Widen(args) => widen(args),
+        ModelCommand::Player(args) => record_player(args),
         ModelCommand::Info(args) => {
             let (network, header) = file::load(&args.model, &DeviceChoice::Cpu.device()?)?;
             outln!("{}", serde_json::to_string_pretty(&header)?);
@@ -167,5 +187,34 @@ fn widen(args: &WidenArgs) -> anyhow::Result<()> {
         wide.parameter_count(),
         network.parameter_count()
     );
+    Ok(())
+}
+
+/// `kvarn model player`: the same model with the measured player recorded (as the settings
+/// that differ from the defaults, in the order of their declaration).
+fn record_player(args: &PlayerArgs) -> anyhow::Result<()> {
+    let device = DeviceChoice::Cpu.device()?;
+    let (network, header) = file::load(&args.model, &device)
+        .with_context(|| format!("loading {}", args.model.display()))?;
+    let mut player = PlayerSettings::default();
+    player.apply(&args.set).context("--set")?;
+    player.validate_for(network.rules()).context("--set")?;
+    anyhow::ensure!(
+        player.simulations.is_none() && player.movetime.is_none(),
+        "--set: leave simulations and movetime out: the limits are given where the model plays"
+    );
+    let spec = player.spec();
+    let provenance = Provenance {
+        player: Some(spec.clone()),
+        ..header.provenance
+    };
+    let out = args.out.as_ref().unwrap_or(&args.model);
+    file::save(&network, &provenance, out).with_context(|| format!("writing {}", out.display()))?;
+    let shown = if spec.is_empty() {
+        "the defaults"
+    } else {
+        &spec
+    };
+    outln!("{}: measured player {shown}", out.display());
     Ok(())
 }

@@ -7,12 +7,13 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_eval::agent::{AgentFactory, AgentSpec, Outcome, load_solver};
+use kvarn_eval::agent::{AgentFactory, AgentSpec, load_solver};
 use kvarn_eval::matches::{GameRecord, MatchConfig, MatchReport, run_from_positions};
 use kvarn_eval::solver::benchmark::{BenchPosition, PhaseScore};
 use kvarn_eval::solver::blunders::{self, Blunder};
 use kvarn_eval::solver::db::{self, Databases};
 use kvarn_eval::solver::{Solver, Subspace, Value, benchmark, plan_for};
+use kvarn_game::Outcome;
 use kvarn_game::{Game, Move, Position, Rules, SYMMETRY_COUNT, Variant};
 use kvarn_selfplay::exact;
 
@@ -273,7 +274,7 @@ pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
     let solver = Databases::open(&args.db, rules)?.load(None)?;
     let mut set = benchmark::sample(&solver, args.n, args.seed);
     if args.beside_committed {
-        let committed = exact::benchmark_keys(&rules)?;
+        let committed = kvarn_eval::solver::benchmark::committed_keys(&rules)?;
         set = leave_out(set, &rules, &committed, "the committed sets'")?;
     }
     for dir in &args.unseen_in {
@@ -307,7 +308,7 @@ pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `set` without the positions whose canonical keys (see [`exact::canonical_key`]) are in
+/// `set` without the positions whose canonical keys (see [`kvarn_game::Position::canonical_key`]) are in
 /// `keys`, saying how many were `whose`.
 fn leave_out(
     set: Vec<BenchPosition>,
@@ -318,7 +319,7 @@ fn leave_out(
     let before = set.len();
     let mut kept = Vec::with_capacity(before);
     for b in set {
-        if !keys.contains(&exact::canonical_key(rules, b.game(rules)?.position())) {
+        if !keys.contains(&b.game(rules)?.position().canonical_key(rules)) {
             kept.push(b);
         }
     }
@@ -415,7 +416,7 @@ fn eval_set(args: &EvalSolverArgs) -> anyhow::Result<(Rules, Vec<benchmark::Benc
 #[derive(Default)]
 struct Estimates {
     /// (phase, exact value) -> how many estimates of a win, a draw, a loss, and none.
-    counts: BTreeMap<(benchmark::Phase, Outcome), [u32; 4]>,
+    counts: BTreeMap<(kvarn_game::Phase, Outcome), [u32; 4]>,
 }
 
 impl Estimates {
@@ -508,7 +509,7 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
 }
 
 /// The score table of `kvarn eval solver`: one row for all positions, one per phase.
-fn print_scores(scores: &BTreeMap<Option<benchmark::Phase>, PhaseScore>) {
+fn print_scores(scores: &BTreeMap<Option<kvarn_game::Phase>, PhaseScore>) {
     outln!(
         "{:<10} {:>9} {:>15} {:>14} {:>8} {:>9} {:>17} {:>16} {:>9}",
         "phase",

@@ -5,15 +5,16 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kvarn_game::{Game, Position, Rules};
+use kvarn_game::{Game, Phase, Position, Rules};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
 use super::{NOT_A_POSITION, Solver, Subspace, Value};
-use crate::agent::{Agent, Outcome};
+use crate::agent::Agent;
 use crate::error::EvalError;
 use crate::storage::{parse_jsonl, write_jsonl};
+use kvarn_game::Outcome;
 
 /// Format name of a benchmark file.
 pub const FORMAT: &str = "kvarn-bench-set";
@@ -21,45 +22,6 @@ pub const FORMAT: &str = "kvarn-bench-set";
 /// position is critical); sets of version 1 are still read, the count made from the
 /// position.
 pub const VERSION: u32 = 2;
-
-/// What the player to move is doing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Placing a man from hand.
-    Placing,
-    /// Sliding a man.
-    Moving,
-    /// Flying a man (three left, flying on).
-    Flying,
-    /// Removing an opposing man after a mill.
-    Removal,
-}
-
-impl Phase {
-    /// The phase in names and tables: `placing`, `moving`, `flying`, `removal`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Phase::Placing => "placing",
-            Phase::Moving => "moving",
-            Phase::Flying => "flying",
-            Phase::Removal => "removal",
-        }
-    }
-
-    /// The phase of the player to move in `pos`.
-    pub fn of(rules: &Rules, pos: &Position) -> Phase {
-        if pos.pending_removal() {
-            Phase::Removal
-        } else if pos.is_placing() {
-            Phase::Placing
-        } else if pos.can_fly(rules, pos.side_to_move()) {
-            Phase::Flying
-        } else {
-            Phase::Moving
-        }
-    }
-}
 
 impl Value {
     /// The outcome without the distance.
@@ -361,6 +323,25 @@ pub fn committed(rules: &Rules, part: Part) -> Option<Result<Vec<BenchPosition>,
             .ok_or_else(|| err(format!("holds positions of {set_rules}, not {rules}")))
     });
     Some(read)
+}
+
+/// Canonical keys of the positions of the rules' committed benchmark sets, both parts:
+/// neither exact samples nor self-play's random starts are drawn among them, so that the
+/// sets judge positions the network was never started from or shown.
+///
+/// # Errors
+/// A committed set does not read (a damaged checkout).
+pub fn committed_keys(rules: &Rules) -> Result<std::collections::HashSet<u64>, EvalError> {
+    let mut keys = std::collections::HashSet::new();
+    for part in [Part::Tuning, Part::HeldOut] {
+        let Some(set) = committed(rules, part) else {
+            continue;
+        };
+        for b in set? {
+            keys.insert(b.game(rules)?.position().canonical_key(rules));
+        }
+    }
+    Ok(keys)
 }
 
 /// Writes a benchmark set: of [`BenchPosition`]s, or of [`Answer`]s, which read back as

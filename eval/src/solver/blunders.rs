@@ -6,8 +6,8 @@ use kvarn_game::{Color, Game, Move};
 use serde::{Serialize, Serializer};
 
 use super::Solver;
-use super::benchmark::Phase;
-use crate::agent::Outcome;
+use kvarn_game::Outcome;
+use kvarn_game::Phase;
 
 /// A decision that threw the value away (serialised with the move in notation, as
 /// `kvarn eval solver --thrown-away` writes it).

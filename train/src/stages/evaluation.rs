@@ -5,19 +5,20 @@
 use std::collections::BTreeMap;
 
 use indicatif::ProgressBar;
-use kvarn_eval::agent::{AgentFactory, AgentSpec, Outcome};
+use kvarn_eval::agent::{AgentFactory, AgentSpec};
 use kvarn_eval::matches::{
     GameRecord, MatchConfig, MatchReport, run_from_positions, run_match, run_sprt,
 };
 use kvarn_eval::search::Limits;
-use kvarn_eval::solver::benchmark::{self, BenchPosition, Part, Phase, PhaseScore};
+use kvarn_eval::solver::benchmark::{self, BenchPosition, Part, PhaseScore};
 use kvarn_eval::solver::db::{self, Databases};
 use kvarn_eval::solver::{Solver, plan_for};
 use kvarn_eval::sprt::SprtStatus;
 use kvarn_game::Game;
+use kvarn_game::Outcome;
+use kvarn_game::Phase;
 use kvarn_game::seeds::derive;
-use kvarn_model::{Inference, InferencePath, Network};
-use kvarn_selfplay::{SearchConfig, SearchPlayer, SymmetryAveraged};
+use kvarn_model::Network;
 use rayon::prelude::*;
 
 use super::stream;
@@ -106,23 +107,18 @@ fn opponent_spec(config: &RunConfig, opponent: &Opponent) -> Option<AgentSpec> {
     }
 }
 
-/// The network player of evaluation: the run's search at `loop.eval_simulations`, each
-/// leaf the mean of `loop.eval_symmetries` images, its move chosen by
-/// `loop.eval_move_choice`.
-pub fn player(config: &RunConfig, name: String, network: &Network) -> impl AgentFactory + use<> {
-    let search = SearchConfig {
-        simulations: config.run.eval_simulations,
-        move_choice: config.run.eval_move_choice,
-        // Bounded per game: evaluation keeps a player for each game in flight.
-        cache_entries: config.search.cache_entries.min(100_000),
-        ..config.search.clone()
-    };
-    let engine = SymmetryAveraged::new(
-        Inference::new(network, InferencePath::Fastest).single_threaded(),
-        &config.rules,
-        config.run.eval_symmetries,
-    );
-    SearchPlayer::new(name, search, engine)
+/// The network player of evaluation: the run's `[loop.player]` (see
+/// [`crate::run_config::LoopConfig::player`]) with `network`, named `name`.
+///
+/// # Errors
+/// A player setting refused (a configuration that was not validated).
+pub fn player(
+    config: &RunConfig,
+    name: String,
+    network: &Network,
+) -> Result<impl AgentFactory + use<>, RunError> {
+    let settings = config.run.player(&config.search)?;
+    Ok(settings.player(name, network, None))
 }
 
 /// Plays every match and scores the benchmark set.
@@ -135,9 +131,9 @@ pub fn evaluate(
 ) -> Result<Evaluation, RunError> {
     let config = stage.config;
     let g = stage.generation;
-    let me = player(config, format!("gen-{g}"), stage.model);
+    let me = player(config, format!("gen-{g}"), stage.model)?;
     let (previous, champion) = stage.previous;
-    let prev = player(config, format!("gen-{champion}"), previous);
+    let prev = player(config, format!("gen-{champion}"), previous)?;
     let opponents = opponents(config);
     let games: usize = opponents.iter().map(|o| match_plan(config, o).0).sum();
     super::show_stage(

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use indicatif::ProgressBar;
 use kvarn_game::ENCODING_VERSION;
 use kvarn_model::{Inference, InferencePath, Network};
-use kvarn_selfplay::exact;
 use kvarn_selfplay::{
     Backend, BranchPool, Endgame, ExactSampling, SampleSource, SelfPlayJob, SelfPlayStats,
     ShardHeader, read_shard, write_shard,
@@ -199,7 +198,8 @@ fn exact_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
         return Ok(());
     }
     let began = std::time::Instant::now();
-    let excluded = exact::benchmark_keys(&config.rules).map_err(RunError::Solver)?;
+    let excluded =
+        kvarn_eval::solver::benchmark::committed_keys(&config.rules).map_err(RunError::Solver)?;
     let sampling = ExactSampling {
         rules: config.rules,
         starts: &config.selfplay.random_starts,
