@@ -53,6 +53,8 @@ enum Command {
     Selfplay(commands::selfplay::SelfPlayArgs),
     /// A model as ONNX or PyTorch-named safetensors, with a model card, for other front ends.
     Export(commands::export::ExportArgs),
+    /// Every key of a run configuration: its default, the values it takes, its meaning.
+    Config(commands::config::ConfigArgs),
 }
 
 /// What `kvarn eval` scores against.
@@ -103,5 +105,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Ladder(args) => commands::ladder::run(&args),
         Command::Selfplay(args) => commands::selfplay::run_selfplay(&args),
         Command::Export(args) => commands::export::run(&args),
+        Command::Config(args) => commands::config::run(&args),
     }
 }

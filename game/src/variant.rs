@@ -10,7 +10,7 @@ use thiserror::Error;
 use crate::board::{Board, BoardKind};
 
 /// One of the three games of the mill family that Kvarn plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// Nine Men's Morris: 24 points, 9 men a side, flying on by default.
@@ -207,16 +207,32 @@ impl fmt::Display for Rules {
 }
 
 /// The serialised form of [`Rules`] (configs, model cards), checked on the way in.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RulesSpec {
+    /// The game: `nine`, `six` or `five` Men's Morris.
     variant: Variant,
+    /// Whether a side down to three men may fly to any empty point (default: on where the
+    /// variant offers it, Nine only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     flying: Option<bool>,
+    /// Whether the third occurrence of a position draws.
     #[serde(default = "default_true")]
     repetition: bool,
+    /// Turns without a removal that draw (50), or `"off"`.
     #[serde(default)]
     no_capture_limit: NoCaptureLimit,
+}
+
+/// The configuration's form of the rules: [`RulesSpec`]'s keys.
+impl schemars::JsonSchema for Rules {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Rules".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        RulesSpec::json_schema(generator)
+    }
 }
 
 fn default_true() -> bool {
@@ -224,14 +240,14 @@ fn default_true() -> bool {
 }
 
 /// `no_capture_limit = 50` or `no_capture_limit = "off"`.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 enum NoCaptureLimit {
     Turns(u16),
     Off(Off),
 }
 
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum Off {
     Off,

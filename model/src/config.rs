@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// A network's shape. Together with the rules it fixes every tensor's size, so a model
 /// file stores it and refuses to load into a network of another shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum NetConfig {
     /// A residual multi-layer perceptron over the flat input vector: a stem layer, then

@@ -8,7 +8,9 @@ use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 
 /// A backend a user can ask for by name (`cpu`, `wgpu`, `cuda`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceChoice {
     /// burn's `flex` CPU backend: always available.

@@ -22,7 +22,7 @@ use crate::shard::Sample;
 use kvarn_storage::SettingError;
 
 /// Games started from positions of earlier games (`[selfplay.branch_starts]`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct BranchStarts {
     /// Share of all games that start from a position of the previous generation's games

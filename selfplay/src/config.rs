@@ -9,7 +9,9 @@ use crate::setting;
 use crate::starts::RandomStarts;
 
 /// How the root chooses where simulations go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RootSearch {
     /// PUCT everywhere, Dirichlet noise at the root, moves drawn from visit counts with a
@@ -23,7 +25,9 @@ pub enum RootSearch {
 
 /// What a finished search says the root's win/draw/loss is: the value estimate that
 /// benchmarks judge, and the search part of the training value target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RootValue {
     /// The mean over all simulations, the moves explored and not chosen among them.
@@ -49,7 +53,9 @@ impl std::str::FromStr for RootValue {
 }
 
 /// How a search picks the move it plays where no temperature draws it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum MoveChoice {
     /// The most visited move (AlphaZero).
@@ -94,7 +100,9 @@ pub const LCB_NEEDS_PUCT: &str =
 pub const LCB_MIN_VISIT_SHARE: f32 = 0.15;
 
 /// Which root moves forced playouts (`search.forced_playouts`) force.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ForcedScope {
     /// Every root move, visited or not: a move that holds a draw but that the network
@@ -108,7 +116,7 @@ pub enum ForcedScope {
 }
 
 /// Tree-search settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchConfig {
     /// Root algorithm.
@@ -224,7 +232,7 @@ impl Default for SearchConfig {
 
 /// Playout cap randomisation (KataGo): a minority of moves get a full search and make
 /// training targets, the rest get a cheap search and only move the game on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct PlayoutCap {
     /// Whether to randomise at all; off means every move is a full search.
@@ -253,7 +261,7 @@ impl Default for PlayoutCap {
 /// value of the position after it is learnt as a draw. A side with `factor` times the
 /// simulations reads further; its searches make the value targets of the positions the
 /// shallower side walks into. The same network plays both sides: nothing but self-play.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct DeepSide {
     /// Share of the games with a deeper side (its colour drawn per game).
@@ -273,7 +281,7 @@ impl Default for DeepSide {
 
 /// Endgame databases in self-play (the run's `[solver]` databases): exact leaves in the
 /// search, and games ended by them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct EndgameUse {
     /// Positions with a certain database value are search leaves with that value.
@@ -326,7 +334,7 @@ impl EndgameUse {
 }
 
 /// Self-play settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfPlayConfig {
     /// Worker threads, each running its own interleaved games.
@@ -360,7 +368,9 @@ pub struct SelfPlayConfig {
 }
 
 /// Where a training run's self-play games are played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Backend {
     /// The threads of this machine.
@@ -371,7 +381,7 @@ pub enum Backend {
 }
 
 /// A Ray cluster that plays self-play games (`[selfplay.ray]`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RayConfig {
     /// The cluster's address as `ray.init` takes it: "auto" (a cluster started on this

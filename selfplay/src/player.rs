@@ -518,12 +518,12 @@ impl PlayerSettings {
 
 /// A `[loop.player]` table: settings by name, each a TOML string, number or boolean,
 /// applied in the order given.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct PlayerTable(pub std::collections::BTreeMap<String, Scalar>);
 
 /// A TOML or JSON scalar, as a setting's text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Scalar {
     /// true or false.

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use kvarn_storage::SettingError;
 
 /// Games started from random positions (`[selfplay.random_starts]`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RandomStarts {
     /// Share of the games that start from a random position instead of the empty board.

@@ -5,7 +5,7 @@ use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
 /// How the learning rate changes over training steps.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Schedule {
     /// The same rate throughout.
@@ -59,7 +59,7 @@ impl Schedule {
 }
 
 /// Training settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
     /// Samples per mini-batch.
@@ -119,7 +119,9 @@ pub struct TrainConfig {
 /// Where a cheap search's sample takes the search part of its value target from. Most
 /// samples are cheap (`selfplay.playout_cap`): a search of a fifth as many simulations
 /// names fewer values right, and its error would be most of the value target.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CheapSearchValue {
     /// Its own search's win/draw/loss.
@@ -132,7 +134,9 @@ pub enum CheapSearchValue {
 }
 
 /// Which games' final boards train the ownership head (`network.ownership_head`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum OwnershipGames {
     /// Every game's.
@@ -144,7 +148,9 @@ pub enum OwnershipGames {
 }
 
 /// What policy surprise weighting (`train.policy_surprise_share`) changes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SurpriseWeighs {
     /// How often each full search is drawn: its value target too (KataGo's).
@@ -158,7 +164,9 @@ pub enum SurpriseWeighs {
 /// Which implementation trains the network. Both compute the same losses, gradients and
 /// AdamW updates (tested equal within rounding); they differ in speed and in the format
 /// of their optimiser state, so a run resumes on the engine its checkpoint was written by.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TrainEngine {
     /// The fast CPU path for an MLP on the CPU (`kvarn_model::cpu`), burn otherwise.

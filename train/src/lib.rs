@@ -19,6 +19,7 @@ pub mod bench;
 pub mod checkpoint;
 pub mod cluster;
 pub mod config;
+pub mod config_reference;
 pub mod error;
 pub mod ladder_plot;
 pub mod manifest;

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::TrainConfig;
 
 /// How the loop runs and evaluates (the `[loop]` table).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct LoopConfig {
     /// Generations to run.
@@ -168,7 +168,7 @@ pub fn player_note(player: &PlayerSettings) -> String {
 }
 
 /// A sequential test gating promotion (`[loop.gate]`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GateConfig {
     /// Elo of the new model over the self-play model under H0.
@@ -253,7 +253,7 @@ impl LoopConfig {
 
 /// The solver benchmark (the `[solver]` table): where the databases are and how much to
 /// measure against them each generation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SolverConfig {
     /// Folder of the databases (`kvarn solve`), relative to the working directory; none:
@@ -341,7 +341,7 @@ impl SolverConfig {
 }
 
 /// A whole run configuration file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
     /// Seed of everything random in the run.

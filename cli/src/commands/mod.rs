@@ -1,6 +1,7 @@
 //! One module per command.
 
 pub mod bench;
+pub mod config;
 pub mod engine;
 pub mod export;
 pub mod ladder;
