@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use kvarn_eval::search::{Engine, EngineOptions, Limits};
+use kvarn_engine::search::{Engine, EngineOptions, Limits};
 use kvarn_game::{BatchSim, Game, MoveList, Rules, Status, perft};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;

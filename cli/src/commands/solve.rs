@@ -7,15 +7,16 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_eval::agent::{AgentFactory, AgentSpec, load_solver};
-use kvarn_eval::matches::{GameRecord, MatchConfig, MatchReport, run_from_positions};
-use kvarn_eval::solver::benchmark::{BenchPosition, PhaseScore};
-use kvarn_eval::solver::blunders::{self, Blunder};
-use kvarn_eval::solver::db::{self, Databases};
-use kvarn_eval::solver::{Solver, Subspace, Value, benchmark, plan_for};
+use kvarn_arena::agent::{AgentFactory, AgentSpec, load_solver};
+use kvarn_arena::benchmark::{self as scoring, PhaseScore};
+use kvarn_arena::matches::{GameRecord, MatchConfig, MatchReport, run_from_positions};
 use kvarn_game::Outcome;
 use kvarn_game::{Game, Move, Position, Rules, SYMMETRY_COUNT, Variant};
 use kvarn_selfplay::exact;
+use kvarn_solver::benchmark::BenchPosition;
+use kvarn_solver::blunders::{self, Blunder};
+use kvarn_solver::db::{self, Databases};
+use kvarn_solver::{Solver, Subspace, Value, benchmark, plan_for};
 
 use crate::rules_args::RulesArgs;
 
@@ -172,7 +173,7 @@ fn verify(solver: &Solver, n: usize) -> anyhow::Result<()> {
         t.elapsed().as_secs_f64()
     );
     let t = Instant::now();
-    let proved = kvarn_eval::solver::verify::check_random_positions(solver, n, 4, 1)
+    let proved = kvarn_solver::verify::check_random_positions(solver, n, 4, 1)
         .map_err(|e| anyhow::anyhow!("forward search disagrees: {e}"))?;
     outln!(
         "forward search: {n} random positions agree, {proved} of them proved won or lost within 4 decisions ({:.1} s)",
@@ -274,7 +275,7 @@ pub fn run_bench_set(args: &BenchSetArgs) -> anyhow::Result<()> {
     let solver = Databases::open(&args.db, rules)?.load(None)?;
     let mut set = benchmark::sample(&solver, args.n, args.seed);
     if args.beside_committed {
-        let committed = kvarn_eval::solver::benchmark::committed_keys(&rules)?;
+        let committed = kvarn_solver::benchmark::committed_keys(&rules)?;
         set = leave_out(set, &rules, &committed, "the committed sets'")?;
     }
     for dir in &args.unseen_in {
@@ -430,7 +431,7 @@ impl Estimates {
         }
     }
 
-    fn add(&mut self, a: &benchmark::Answer) {
+    fn add(&mut self, a: &scoring::Answer) {
         let key = (a.position.phase, a.position.value);
         self.counts.entry(key).or_default()[Self::column(a.estimate)] += 1;
     }
@@ -478,7 +479,7 @@ pub fn run_eval_solver(args: &EvalSolverArgs) -> anyhow::Result<()> {
     let mut agent = factory.build(rules, args.seed)?;
     let (mut misses, mut misnamed) = (Vec::new(), Vec::new());
     let mut estimates = Estimates::default();
-    let scores = benchmark::score_each(&rules, &set, agent.as_mut(), |a| {
+    let scores = scoring::score_each(&rules, &set, agent.as_mut(), |a| {
         if a.position.critical() && !a.kept {
             misses.push(a.clone());
         }
@@ -550,7 +551,7 @@ fn print_scores(scores: &BTreeMap<Option<kvarn_game::Phase>, PhaseScore>) {
 fn write_answers(
     path: Option<&Path>,
     rules: &Rules,
-    answers: &[benchmark::Answer],
+    answers: &[scoring::Answer],
     what: &str,
 ) -> anyhow::Result<()> {
     if let Some(path) = path {
