@@ -510,7 +510,7 @@ fn infer(args: &InferArgs) -> anyhow::Result<()> {
         engine.path_name(),
         kvarn_model::cpu::KernelPath::detected(),
     );
-    let flops = forward_flops(&network);
+    let flops = network.forward_flops();
     for t in kvarn_model::bench::inference(&engine, &args.batches, duration(args.seconds)?) {
         outln!(
             "batch {:5}: {:10.0} evals/s  {:9.1} us/call  {:6.1} GFLOP/s  ({} calls)",
@@ -555,7 +555,7 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
         kvarn_train::TrainEngine::Auto
     };
     // A step is a forward and a backward pass: about three forward passes of arithmetic.
-    let flops_per_sample = 3.0 * forward_flops(&network);
+    let flops_per_sample = 3.0 * network.forward_flops();
     for &batch in &args.batches {
         let t = kvarn_train::bench::training(&network, batch, duration(args.seconds)?, engine);
         outln!(
@@ -617,20 +617,4 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<()> {
         t.steps_per_generation as f64 / steps,
     );
     Ok(())
-}
-
-/// Multiply-adds of one forward pass, counted as two operations each (the convention of
-/// PyTorch's reference script): 2 × the weights of an MLP's layers.
-fn forward_flops(network: &kvarn_model::Network) -> f64 {
-    match &network.model {
-        kvarn_model::Model::Mlp(mlp) => mlp
-            .layers()
-            .iter()
-            .map(|(_, l)| {
-                let [i, o] = l.weight.val().dims();
-                2.0 * (i * o) as f64
-            })
-            .sum(),
-        kvarn_model::Model::Graph(_) => f64::NAN,
-    }
 }
