@@ -2,7 +2,7 @@
 """Splits a benchmark set (kvarn-bench-set JSONL) by phase and men on the board, so that an
 agent can be scored on one kind of position at a time, e.g. the 3 v 4 flying endgames:
 
-    scripts/split-bench-set.py eval/benchmarks/nine-fly-endgame-heldout.jsonl OUT_DIR
+    scripts/split-bench-set.py eval/solver/benchmarks/nine-fly-endgame-heldout.jsonl OUT_DIR
     kvarn eval solver --set OUT_DIR/flying-3v4.jsonl --agent net:model=models/nine.kvmodel,simulations=800
 
 Each part is written as OUT_DIR/PHASE-FEWERvMORE.jsonl (men of the side with fewer first),

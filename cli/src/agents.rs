@@ -1,4 +1,4 @@
-//! Agents named on the command line: every specification `kvarn-eval` reads (random,
+//! Agents named on the command line: every specification `kvarn-arena` reads (random,
 //! alpha-beta, external engines, the perfect player) and network players,
 //!
 //! ```text
@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use kvarn_eval::agent::{AgentFactory, AgentSpec};
+use kvarn_arena::agent::{AgentFactory, AgentSpec};
 use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, ModelHeader, file};
 use kvarn_selfplay::{Endgame, PlayerSettings};

@@ -33,9 +33,9 @@ enum Command {
     /// Solve by retrograde analysis into database files (resumable).
     Solve(commands::solve::SolveArgs),
     /// A position's exact value and the value of each of its moves, from the databases.
-    Probe(commands::solve::ProbeArgs),
+    Probe(commands::probe::ProbeArgs),
     /// Sample benchmark positions with exact values from the solver's databases.
-    BenchSet(commands::solve::BenchSetArgs),
+    BenchSet(commands::bench_set::BenchSetArgs),
     /// Score agents.
     #[command(subcommand)]
     Eval(EvalCommand),
@@ -61,7 +61,7 @@ enum Command {
 #[derive(Subcommand)]
 enum EvalCommand {
     /// An agent on a solver benchmark set: value accuracy, value-keeping moves, blunders.
-    Solver(commands::solve::EvalSolverArgs),
+    Solver(commands::eval_solver::EvalSolverArgs),
     /// A run's value targets against the exact values: how often each part of them (the
     /// search's, the game's outcome) names a self-play sample's value, by phase.
     Targets(commands::targets::EvalTargetsArgs),
@@ -95,10 +95,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Engine(args) => commands::engine::run(&args),
         Command::Match(args) => commands::matches::run(&args),
         Command::Play(args) => commands::play::run(&args),
-        Command::Solve(args) => commands::solve::run_solve(&args),
-        Command::Probe(args) => commands::solve::run_probe(&args),
-        Command::BenchSet(args) => commands::solve::run_bench_set(&args),
-        Command::Eval(EvalCommand::Solver(args)) => commands::solve::run_eval_solver(&args),
+        Command::Solve(args) => commands::solve::run(&args),
+        Command::Probe(args) => commands::probe::run(&args),
+        Command::BenchSet(args) => commands::bench_set::run(&args),
+        Command::Eval(EvalCommand::Solver(args)) => commands::eval_solver::run(&args),
         Command::Eval(EvalCommand::Targets(args)) => commands::targets::run(&args),
         Command::Model(cmd) => commands::model::run(&cmd),
         Command::Train(args) => commands::train::run(&args),

@@ -444,8 +444,9 @@ fn a_further_set_is_critical_and_beside_the_committed(dir: &std::path::Path, d: 
     let committed: std::collections::HashSet<String> = ["heldout", "tuning"]
         .iter()
         .flat_map(|part| {
-            let path =
-                paths::workspace().join(format!("eval/benchmarks/nine-nofly-endgame-{part}.jsonl"));
+            let path = paths::workspace().join(format!(
+                "eval/solver/benchmarks/nine-nofly-endgame-{part}.jsonl"
+            ));
             json_lines(&path)
                 .into_iter()
                 .filter_map(|v| v["position"].as_str().map(String::from))

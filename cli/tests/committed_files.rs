@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 mod paths;
 
 /// The folders that hold committed `.jsonl` files.
-const FOLDERS: [&str; 3] = ["docs/results", "eval/benchmarks", "runs"];
+const FOLDERS: [&str; 3] = ["docs/results", "eval/solver/benchmarks", "runs"];
 
 #[test]
 fn every_committed_json_lines_file_passes_its_checksum() {

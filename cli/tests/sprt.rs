@@ -32,7 +32,7 @@ fn a_sequential_test_accepts_a_clearly_stronger_agent() {
         "{stdout}"
     );
     // The counted games are recorded, whole pairs of them.
-    let (header, games) = kvarn_eval::records::read_records(&out).unwrap();
+    let (header, games) = kvarn_arena::records::read_records(&out).unwrap();
     assert_eq!(games.len() % 2, 0);
     assert!(!games.is_empty());
     assert!(header.description.contains("H1 accepted"), "{header:?}");
@@ -71,7 +71,7 @@ fn an_agent_against_itself_is_not_accepted_and_the_cap_holds() {
         stdout.contains("undecided") || stdout.contains("H0 accepted"),
         "{stdout}"
     );
-    let (_, games) = kvarn_eval::records::read_records(&out).unwrap();
+    let (_, games) = kvarn_arena::records::read_records(&out).unwrap();
     assert!(games.len() <= 30);
 }
 

@@ -123,6 +123,23 @@ impl Network {
         })
     }
 
+    /// Operations of one forward pass of one position, a multiply-add counted as two (the
+    /// convention of PyTorch's reference script): 2 × the weights of an MLP's layers. Not
+    /// a number (NaN) for a graph network, whose cost is not counted.
+    pub fn forward_flops(&self) -> f64 {
+        match &self.model {
+            Model::Mlp(mlp) => mlp
+                .layers()
+                .iter()
+                .map(|(_, l)| {
+                    let [i, o] = l.weight.val().dims();
+                    2.0 * (i * o) as f64
+                })
+                .sum(),
+            Model::Graph(_) => f64::NAN,
+        }
+    }
+
     /// The rules the network plays.
     pub fn rules(&self) -> &Rules {
         &self.rules

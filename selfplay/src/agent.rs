@@ -1,16 +1,16 @@
 //! A network player for matches and the engine protocol: tree search with the network at
 //! every move, no noise, the most visited move, limited by simulations, time or both. It
-//! implements the `kvarn-eval` agent traits, so matches, benchmarks and Elo treat it like
+//! implements the `kvarn-arena` agent traits, so matches, benchmarks and Elo treat it like
 //! any other player, and [`ProtocolEngine`], so that `kvarn engine --model` serves it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use kvarn_eval::EvalError;
-use kvarn_eval::agent::{Agent, AgentFactory};
-use kvarn_eval::protocol::ProtocolEngine;
-use kvarn_eval::search::Limits;
+use kvarn_arena::ArenaError;
+use kvarn_arena::agent::{Agent, AgentFactory};
+use kvarn_engine::protocol::ProtocolEngine;
+use kvarn_engine::search::Limits;
 use kvarn_game::Outcome;
 use kvarn_game::{Game, Move, Rules};
 use rand::SeedableRng;
@@ -93,7 +93,7 @@ impl<E: Evaluator + Clone + Send + Sync + 'static> AgentFactory for SearchPlayer
         self.name.clone()
     }
 
-    fn build(&self, rules: Rules, game_seed: u64) -> Result<Box<dyn Agent>, EvalError> {
+    fn build(&self, rules: Rules, game_seed: u64) -> Result<Box<dyn Agent>, ArenaError> {
         Ok(Box::new(self.agent(rules, game_seed)))
     }
 }
@@ -194,11 +194,11 @@ impl<E: Evaluator> SearchAgent<E> {
         search.result(&self.ctx, 0.0, &mut self.rng)
     }
 
-    fn decode(&self, result: &SearchResult) -> Result<Move, EvalError> {
+    fn decode(&self, result: &SearchResult) -> Result<Move, ArenaError> {
         self.ctx
             .actions
             .decode(result.action)
-            .ok_or_else(|| EvalError::Play {
+            .ok_or_else(|| ArenaError::Play {
                 agent: self.name.clone(),
                 reason: format!(
                     "the search chose action {}, which is no move",
@@ -247,17 +247,17 @@ impl<E: Evaluator + Send> Agent for SearchAgent<E> {
         self.name.clone()
     }
 
-    fn new_game(&mut self) -> Result<(), EvalError> {
+    fn new_game(&mut self) -> Result<(), ArenaError> {
         self.last = None;
         Ok(())
     }
 
-    fn choose(&mut self, game: &Game) -> Result<Move, EvalError> {
+    fn choose(&mut self, game: &Game) -> Result<Move, ArenaError> {
         let result = self.search(game);
         self.decode(&result)
     }
 
-    fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, EvalError> {
+    fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, ArenaError> {
         Ok(Some(Outcome::named_by(self.search(game).wdl)))
     }
 }

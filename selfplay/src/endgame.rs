@@ -1,15 +1,14 @@
 //! Endgame databases inside the search and self-play: a position whose database value is
-//! certain under Kvarn's draw rules (`kvarn_eval::solver::adjudication`) is a leaf with its
+//! certain under Kvarn's draw rules (`kvarn_solver::adjudication`) is a leaf with its
 //! exact win/draw/loss, a root in the databases plays a move that keeps its value, and a
 //! self-play game that reaches such a position can take its result from them.
 
-use kvarn_eval::solver::adjudication::certain;
-use kvarn_eval::solver::{Solver, Value};
+use kvarn_solver::adjudication::certain;
+use kvarn_solver::{Solver, Value};
 use std::path::Path;
 use std::sync::Arc;
 
-use kvarn_eval::EvalError;
-use kvarn_eval::solver::db::Databases;
+use kvarn_solver::db::{Databases, DbError};
 
 use kvarn_game::{ActionSpace, Game, Move, Rules, Status};
 
@@ -41,7 +40,7 @@ impl Endgame {
     ///
     /// # Errors
     /// The folder holds no databases for `rules`, or one is damaged.
-    pub fn open(dir: &Path, rules: Rules, max_men: Option<u8>) -> Result<Endgame, EvalError> {
+    pub fn open(dir: &Path, rules: Rules, max_men: Option<u8>) -> Result<Endgame, DbError> {
         let solver = Databases::open(dir, rules)?.load(max_men)?;
         Ok(Endgame::new(Arc::new(solver)))
     }

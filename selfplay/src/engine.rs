@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use kvarn_eval::protocol::{EngineMaker, ProtocolEngine, seed_option, whole_number};
+use kvarn_engine::protocol::{EngineMaker, ProtocolEngine, seed_option, whole_number};
 use kvarn_game::Rules;
 use kvarn_model::burn::tensor::Device;
 use kvarn_model::file;

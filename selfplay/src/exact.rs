@@ -12,8 +12,8 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use kvarn_eval::solver::Value;
 use kvarn_game::{ActionSpace, Game, Rules};
+use kvarn_solver::Value;
 
 use crate::config::EndgameUse;
 use crate::endgame::Endgame;

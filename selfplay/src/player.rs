@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kvarn_eval::search::Limits;
+use kvarn_engine::search::Limits;
 use kvarn_game::{Rules, SYMMETRY_COUNT};
 use kvarn_model::{Inference, InferencePath, Network};
 use serde::{Deserialize, Serialize};

@@ -23,8 +23,8 @@ use crate::search::{Advance, GameSearch, SearchContext};
 use crate::shard::{
     GameSummary, SHARD_EXTENSION, Sample, SampleSource, ShardError, ShardHeader, write_shard,
 };
-use kvarn_eval::elo::Tally;
-use kvarn_eval::solver::Value;
+use kvarn_arena::elo::Tally;
+use kvarn_solver::Value;
 
 /// A self-play run to make.
 #[derive(Debug, Clone)]
@@ -213,7 +213,7 @@ pub enum SelfPlayError {
     },
     /// A committed benchmark set, whose positions random starts avoid, does not read.
     #[error("the committed benchmark sets, which random starts avoid: {0}")]
-    Benchmark(#[from] kvarn_eval::EvalError),
+    Benchmark(#[from] kvarn_solver::SolverError),
     /// Every random start drawn for a game was already over (not seen with any men
     /// counts the settings allow).
     #[error(
@@ -267,7 +267,7 @@ pub fn run<E: Evaluator + Clone + Send>(
     let mut excluded = HashSet::new();
     if job.selfplay.random_starts.share > 0.0 {
         job.selfplay.random_starts.validate_for(&job.rules)?;
-        excluded = kvarn_eval::solver::benchmark::committed_keys(&job.rules)?;
+        excluded = kvarn_solver::benchmark::committed_keys(&job.rules)?;
     }
     let probes = job.endgame.clone().filter(|_| uses.probes);
     let ctx = SearchContext::new(job.rules, job.search.clone()).with_endgame(probes);

@@ -3,9 +3,7 @@
 
 use std::sync::Arc;
 
-use kvarn_eval::agent::{AgentFactory, PerfectAgent};
-use kvarn_eval::solver::adjudication::certain;
-use kvarn_eval::solver::{Solver, Subspace, Value};
+use kvarn_arena::agent::{AgentFactory, PerfectAgent};
 use kvarn_game::{ActionSpace, Color, Game, Rules, Variant, encoding};
 use kvarn_selfplay::tree::NodeState;
 use kvarn_selfplay::{
@@ -13,6 +11,8 @@ use kvarn_selfplay::{
     SearchConfig, SearchContext, SearchPlayer, SelfPlayConfig, SelfPlayJob, UniformEvaluator, run,
     selfplay::game_rng,
 };
+use kvarn_solver::adjudication::certain;
+use kvarn_solver::{Solver, Subspace, Value};
 
 fn uniform(rules: &Rules) -> UniformEvaluator {
     UniformEvaluator {
@@ -113,9 +113,9 @@ fn a_player_with_probes_never_throws_a_database_value_away_against_perfect_play(
             let mover = game.position().side_to_move();
             let before = solver.value(game.position()).unwrap();
             let mv = if mover == ours {
-                kvarn_eval::agent::Agent::choose(agent.as_mut(), &game).unwrap()
+                kvarn_arena::agent::Agent::choose(agent.as_mut(), &game).unwrap()
             } else {
-                kvarn_eval::agent::Agent::choose(&mut perfect, &game).unwrap()
+                kvarn_arena::agent::Agent::choose(&mut perfect, &game).unwrap()
             };
             game.play(mv).unwrap();
             if mover == ours && !game.status().is_over() {
@@ -630,7 +630,7 @@ fn exact_samples_the_databases_cannot_give_are_an_error_not_a_short_shard() {
 #[test]
 fn random_starts_are_never_committed_benchmark_positions() {
     let rules = Rules::new(Variant::Five);
-    let keys = kvarn_eval::solver::benchmark::committed_keys(&rules).unwrap();
+    let keys = kvarn_solver::benchmark::committed_keys(&rules).unwrap();
     let three = RandomStarts {
         share: 1.0,
         min_men: 3,

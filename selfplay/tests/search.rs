@@ -951,7 +951,7 @@ fn shards_written_before_the_surprise_was_recorded_read_with_none() {
 
 #[test]
 fn a_search_player_beats_random_play_in_a_match() {
-    use kvarn_eval::matches::{MatchConfig, run_match};
+    use kvarn_arena::matches::{MatchConfig, run_match};
     let rules = six();
     let player = kvarn_selfplay::SearchPlayer::new(
         "search64",
@@ -961,7 +961,7 @@ fn a_search_player_beats_random_play_in_a_match() {
         },
         uniform(&rules),
     );
-    let random = kvarn_eval::agent::AgentSpec::random();
+    let random = kvarn_arena::agent::AgentSpec::random();
     let cfg = MatchConfig {
         rules,
         games: 8,

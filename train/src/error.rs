@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kvarn_eval::EvalError;
+use kvarn_arena::ArenaError;
 use kvarn_game::Rules;
 use kvarn_model::ModelFileError;
 use kvarn_model::device::DeviceUnavailable;
@@ -102,7 +102,7 @@ pub enum RunError {
     Replay(#[from] ReplayError),
     /// The solver databases or the benchmark set failed.
     #[error("solver benchmark: {0}")]
-    Solver(#[source] EvalError),
+    Solver(#[source] ArenaError),
     /// The run's benchmark set holds positions of other rules.
     #[error("{}: holds positions of {found}, the run plays {expected}", path.display())]
     SetRules {
@@ -119,7 +119,7 @@ pub enum RunError {
         /// The opponent.
         opponent: String,
         /// What failed.
-        source: EvalError,
+        source: ArenaError,
     },
     /// The model a new run was to start from is not the configuration's network.
     #[error("{}: {reason}", path.display())]
@@ -154,5 +154,10 @@ impl RunError {
             path: path.to_path_buf(),
             reason: reason.to_string(),
         }
+    }
+
+    /// A failure of the solver databases, a benchmark set or the scoring on it.
+    pub fn solver(source: impl Into<ArenaError>) -> RunError {
+        RunError::Solver(source.into())
     }
 }

@@ -6,8 +6,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use kvarn_eval::elo::Tally;
-use kvarn_eval::sprt::SprtStatus;
+use kvarn_arena::elo::Tally;
+use kvarn_arena::sprt::SprtStatus;
 use kvarn_game::Phase;
 use kvarn_storage::{read_jsonl, write_jsonl};
 use serde::{Deserialize, Serialize};

@@ -2,7 +2,7 @@
 //! Markdown table, the plot's legend and the terminal line all take their names and
 //! formats from here, so the same figure is called the same everywhere.
 
-use kvarn_eval::elo::{Tally, elo_of_score};
+use kvarn_arena::elo::{Tally, elo_of_score};
 use kvarn_game::Phase;
 
 use crate::manifest::{GenerationRecord, Opponent};

@@ -12,11 +12,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use indicatif::ProgressBar;
-use kvarn_eval::solver::benchmark::BenchPosition;
-use kvarn_eval::solver::db::Databases;
 use kvarn_model::burn::tensor::Device;
 use kvarn_model::{Network, Provenance, file};
 use kvarn_selfplay::Endgame;
+use kvarn_solver::benchmark::BenchPosition;
+use kvarn_solver::db::Databases;
 use kvarn_storage::write_atomically;
 
 use crate::checkpoint::{self, TrainingProgress};
@@ -63,7 +63,7 @@ pub fn start(
         initial.check(config)?;
     }
     if let (Some(db), false) = (&config.solver.db, config.solver.build_if_missing) {
-        Databases::open(db, config.rules).map_err(RunError::Solver)?;
+        Databases::open(db, config.rules).map_err(RunError::solver)?;
     }
     let staging = dir.staging();
     let _ = std::fs::remove_dir_all(staging.root());
@@ -418,7 +418,7 @@ fn promoted(config: &RunConfig, evaluation: &crate::manifest::Evaluation) -> boo
     match previous {
         None => true,
         Some(m) => match &m.sequential {
-            Some(status) => status.verdict == kvarn_eval::sprt::Verdict::AcceptH1,
+            Some(status) => status.verdict == kvarn_arena::sprt::Verdict::AcceptH1,
             None => m.tally.score() >= config.run.promotion_score,
         },
     }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kvarn_eval::sprt::SprtParams;
+use kvarn_arena::sprt::SprtParams;
 use kvarn_game::{Rules, Variant};
 use kvarn_model::{DeviceChoice, NetConfig};
 use kvarn_selfplay::{

@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use kvarn_eval::solver::Solver;
 use kvarn_game::Outcome;
 use kvarn_game::Phase;
+use kvarn_solver::Solver;
 
 use crate::replay::{ReplayWindow, value_target};
 

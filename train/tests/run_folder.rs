@@ -281,7 +281,7 @@ fn a_gated_run_promotes_only_what_the_sequential_test_accepts() {
         let previous = &r.evaluation.matches[0];
         let status = previous.sequential.expect("the gate's test");
         assert!(previous.tally.games() <= 8);
-        let accepted = status.verdict == kvarn_eval::sprt::Verdict::AcceptH1;
+        let accepted = status.verdict == kvarn_arena::sprt::Verdict::AcceptH1;
         assert_eq!(r.promoted, accepted, "generation {}", r.generation);
     }
     let mut bad = config(1);

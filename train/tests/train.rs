@@ -653,9 +653,9 @@ fn the_windows_surprise_is_the_mean_of_its_full_searches_by_phase() {
 
 #[test]
 fn value_targets_are_judged_part_by_part_against_the_exact_values() {
-    use kvarn_eval::solver::{Solver, Subspace, Value};
     use kvarn_game::Outcome;
     use kvarn_game::Phase;
+    use kvarn_solver::{Solver, Subspace, Value};
     use kvarn_train::target_quality::TargetQuality;
     let rules = Rules::new(Variant::Six);
     let solver = Solver::solve_endgames(rules, 3, |_, _| {});

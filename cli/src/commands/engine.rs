@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use kvarn_eval::protocol::{self, AlphaBetaMaker, EngineMaker};
+use kvarn_engine::protocol::{self, AlphaBetaMaker, EngineMaker};
 use kvarn_model::{DeviceChoice, file};
 use kvarn_selfplay::{Endgame, NetEngineMaker};
 

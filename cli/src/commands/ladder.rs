@@ -1,18 +1,18 @@
 //! `kvarn ladder`: chosen generations of a run and fixed baselines play each other, and
-//! one Elo scale is fitted to all their games (see `kvarn_eval::ladder`).
+//! one Elo scale is fitted to all their games (see `kvarn_arena::ladder`).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_eval::agent::AgentFactory;
-use kvarn_eval::ladder::{
+use kvarn_arena::agent::AgentFactory;
+use kvarn_arena::ladder::{
     self, FitOptions, Ladder, LadderGames, Pairing, ScheduleOptions, fit, schedule,
 };
-use kvarn_eval::storage::write_atomically;
 use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, file};
+use kvarn_storage::write_atomically;
 use kvarn_train::ladder_plot::{LadderPoint, ladder_svg};
 use kvarn_train::stages::evaluation;
 use kvarn_train::{RunConfig, RunDir};

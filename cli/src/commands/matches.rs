@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kvarn_eval::agent::AgentFactory;
-use kvarn_eval::matches::{MatchConfig, MatchReport, SprtReport, run_match, run_sprt};
-use kvarn_eval::sprt::{SprtParams, SprtStatus, Verdict};
+use kvarn_arena::agent::AgentFactory;
+use kvarn_arena::matches::{MatchConfig, MatchReport, SprtReport, run_match, run_sprt};
+use kvarn_arena::sprt::{SprtParams, SprtStatus, Verdict};
 use kvarn_game::Color;
 
 use crate::agents;
-use kvarn_eval::records::{FORMAT, Header, VERSION, write_records};
+use kvarn_arena::records::{FORMAT, Header, VERSION, write_records};
 
 use crate::rules_args::RulesArgs;
 
@@ -282,7 +282,7 @@ fn finish(
 /// written (creating its folder), before any game is played.
 fn check_out(path: &Path, overwrite: bool) -> anyhow::Result<()> {
     if !overwrite && path.exists() {
-        let what = match kvarn_eval::records::read_records(path) {
+        let what = match kvarn_arena::records::read_records(path) {
             Ok((h, games)) => format!("the records of {} games ({})", games.len(), h.description),
             Err(_) => "a file that is not match records".into(),
         };

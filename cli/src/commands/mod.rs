@@ -1,8 +1,10 @@
 //! One module per command.
 
 pub mod bench;
+pub mod bench_set;
 pub mod config;
 pub mod engine;
+pub mod eval_solver;
 pub mod export;
 pub mod ladder;
 pub mod matches;
@@ -10,6 +12,7 @@ pub mod model;
 pub mod moves;
 pub mod perft;
 pub mod play;
+pub mod probe;
 pub mod selfplay;
 pub mod solve;
 pub mod targets;

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use kvarn_eval::solver::db::Databases;
 use kvarn_game::Outcome;
 use kvarn_game::Phase;
+use kvarn_solver::db::Databases;
 use kvarn_train::resume::config_at;
 use kvarn_train::target_quality::{PARTS, PartCounts, TargetQuality};
 use kvarn_train::{CheapSearchValue, Manifest, ReplayWindow, RunConfig, RunDir, TrainConfig};

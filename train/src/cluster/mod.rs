@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
-use kvarn_eval::elo::Tally;
+use kvarn_arena::elo::Tally;
 use kvarn_selfplay::SelfPlayStats;
 use serde::Deserialize;
 

@@ -5,20 +5,21 @@
 use std::collections::BTreeMap;
 
 use indicatif::ProgressBar;
-use kvarn_eval::agent::{AgentFactory, AgentSpec};
-use kvarn_eval::matches::{
+use kvarn_arena::agent::{AgentFactory, AgentSpec};
+use kvarn_arena::benchmark::{self as scoring, PhaseScore};
+use kvarn_arena::matches::{
     GameRecord, MatchConfig, MatchReport, run_from_positions, run_match, run_sprt,
 };
-use kvarn_eval::search::Limits;
-use kvarn_eval::solver::benchmark::{self, BenchPosition, Part, PhaseScore};
-use kvarn_eval::solver::db::{self, Databases};
-use kvarn_eval::solver::{Solver, plan_for};
-use kvarn_eval::sprt::SprtStatus;
+use kvarn_arena::sprt::SprtStatus;
+use kvarn_engine::search::Limits;
 use kvarn_game::Game;
 use kvarn_game::Outcome;
 use kvarn_game::Phase;
 use kvarn_game::seeds::derive;
 use kvarn_model::Network;
+use kvarn_solver::benchmark::{self, BenchPosition, Part};
+use kvarn_solver::db::{self, Databases};
+use kvarn_solver::{Solver, plan_for};
 use rayon::prelude::*;
 
 use super::stream;
@@ -158,7 +159,7 @@ pub fn evaluate(
                         let set = stage.bench_set.unwrap_or_default();
                         let n = config.solver.games_from_positions;
                         let starts = benchmark::critical_starts(&config.rules, set, value, n);
-                        Some(starts.map_err(RunError::Solver)?)
+                        Some(starts.map_err(RunError::solver)?)
                     }
                     None => None,
                 };
@@ -284,12 +285,12 @@ fn score_on_set(
         .enumerate()
         .map(|(i, part)| {
             let mut agent = player.build(rules, seed ^ i as u64)?;
-            benchmark::score(&rules, part, agent.as_mut())
+            scoring::score(&rules, part, agent.as_mut())
         })
         .collect();
     let mut by_phase: BTreeMap<Option<Phase>, PhaseScore> = BTreeMap::new();
     for s in scores {
-        for (phase, score) in s.map_err(RunError::Solver)? {
+        for (phase, score) in s.map_err(RunError::solver)? {
             by_phase.entry(phase).or_default().add(&score);
         }
     }
@@ -335,7 +336,7 @@ pub fn bench_set(
     };
     let path = dir.solver_set();
     if path.exists() {
-        let (rules, set) = benchmark::read_set(&path).map_err(RunError::Solver)?;
+        let (rules, set) = benchmark::read_set(&path).map_err(RunError::solver)?;
         if rules != config.rules {
             return Err(RunError::SetRules {
                 path,
@@ -353,7 +354,7 @@ pub fn bench_set(
     };
     let (set, solver) = match benchmark::committed(&config.rules, Part::Tuning) {
         Some(committed) => {
-            let committed = committed.map_err(RunError::Solver)?;
+            let committed = committed.map_err(RunError::solver)?;
             let name = benchmark::committed_name(&config.rules, Part::Tuning);
             tracing::info!(set = %name, "solver benchmark from the committed set");
             (
@@ -373,7 +374,7 @@ pub fn bench_set(
             )
         }
     };
-    benchmark::write_set(&path, &config.rules, &set).map_err(RunError::Solver)?;
+    benchmark::write_set(&path, &config.rules, &set).map_err(RunError::solver)?;
     tracing::info!(positions = set.len(), file = %path.display(), "solver benchmark set written");
     Ok((Some(set), solver))
 }
@@ -388,7 +389,7 @@ pub(crate) fn databases(
     let (rules, max_men) = (config.rules, config.solver.max_men);
     if !config.solver.build_if_missing {
         let opened = Databases::open(db_dir, rules).and_then(|d| d.load(Some(max_men)));
-        return opened.map_err(RunError::Solver);
+        return opened.map_err(RunError::solver);
     }
     let plan = plan_for(&rules, max_men);
     tracing::info!(folder = %db_dir.display(), steps = plan.len(), "solving the databases");
@@ -402,5 +403,5 @@ pub(crate) fn databases(
             p.inc(1);
         }
     });
-    solved.map_err(RunError::Solver)
+    solved.map_err(RunError::solver)
 }

@@ -199,7 +199,7 @@ fn exact_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
     }
     let began = std::time::Instant::now();
     let excluded =
-        kvarn_eval::solver::benchmark::committed_keys(&config.rules).map_err(RunError::Solver)?;
+        kvarn_solver::benchmark::committed_keys(&config.rules).map_err(RunError::solver)?;
     let sampling = ExactSampling {
         rules: config.rules,
         starts: &config.selfplay.random_starts,
