@@ -599,7 +599,10 @@ impl<W: Write + Send + 'static> Server<W> {
     /// `bestmove (none)` at once where there is nothing to search.
     fn go(&mut self, words: &[&str]) -> Result<(), String> {
         let mover = self.game.as_ref().map(|g| g.position().side_to_move());
-        let (limits, infinite) = parse_go(words, &self.settings.default_limits, mover)?;
+        let (limits, infinite, notes) = parse_go(words, &self.settings.default_limits, mover);
+        for note in notes {
+            self.send(&format!("info string error: {note}"));
+        }
         let Some(g) = &self.game else {
             self.send(
                 "info string error: no valid position to search (the last `position` failed)",
@@ -756,44 +759,43 @@ fn set_position(rules: Rules, words: &[&str]) -> Result<Game, String> {
 }
 
 /// `go [depth N] [movetime MS] [nodes N] [infinite] [wtime MS btime MS winc MS binc MS]`:
-/// the limits, and whether the search runs until `stop`. With only clock times, the
-/// search takes a twentieth of the mover's time plus half its increment.
+/// the limits, whether the search runs until `stop`, and what was wrong with the command.
+/// With only clock times, the search takes a twentieth of the mover's time plus half its
+/// increment. A `go` always searches: a parameter that does not read is left out and
+/// named in the notes, and a negative number (a clock past zero) is read as 0, so that a
+/// program waiting for `bestmove` always gets one.
 fn parse_go(
     words: &[&str],
     defaults: &Limits,
     mover: Option<Color>,
-) -> Result<(Limits, bool), String> {
+) -> (Limits, bool, Vec<String>) {
     let mut limits = Limits::default();
     let mut infinite = false;
+    let mut notes = Vec::new();
     let mut clock = [None::<u64>; 4]; // wtime, btime, winc, binc
     let mut i = 1;
     while i < words.len() {
-        let value = || {
-            words
-                .get(i + 1)
-                .ok_or_else(|| format!("`{}` needs a value", words[i]))
-                .and_then(|v| {
-                    v.parse::<u64>()
-                        .map_err(|_| format!("`{v}` is not a whole number"))
-                })
+        let name = words[i];
+        if name == "infinite" {
+            infinite = true;
+            i += 1;
+            continue;
+        }
+        let Some(slot) = go_slot(name) else {
+            notes.push(format!("unknown go parameter `{name}`, left out"));
+            i += 1;
+            continue;
         };
-        match words[i] {
-            "depth" => limits.depth = Some(value()?.clamp(1, 64) as u32),
-            "movetime" => limits.movetime = Some(Duration::from_millis(value()?.max(1))),
-            "nodes" => limits.nodes = Some(value()?.max(1)),
-            "infinite" => {
-                infinite = true;
-                i += 1;
-                continue;
-            }
-            "wtime" => clock[0] = Some(value()?),
-            "btime" => clock[1] = Some(value()?),
-            "winc" => clock[2] = Some(value()?),
-            "binc" => clock[3] = Some(value()?),
-            "movestogo" => {
-                value()?;
-            }
-            other => return Err(format!("unknown go parameter `{other}`")),
+        let Some(value) = go_value(name, words.get(i + 1).copied(), &mut notes) else {
+            i += 2;
+            continue;
+        };
+        match slot {
+            GoSlot::Depth => limits.depth = Some(value.clamp(1, 64) as u32),
+            GoSlot::MoveTime => limits.movetime = Some(Duration::from_millis(value.max(1))),
+            GoSlot::Nodes => limits.nodes = Some(value.max(1)),
+            GoSlot::Clock(k) => clock[k] = Some(value),
+            GoSlot::MovesToGo => {}
         }
         i += 2;
     }
@@ -810,5 +812,49 @@ fn parse_go(
     }
     // No limit at all (`MoveTime`, `Depth` and `Nodes` set to 0) is `go infinite`.
     infinite |= limits == Limits::default();
-    Ok((limits, infinite))
+    (limits, infinite, notes)
+}
+
+/// Where a `go` parameter's value goes.
+enum GoSlot {
+    Depth,
+    MoveTime,
+    Nodes,
+    /// wtime, btime, winc, binc.
+    Clock(usize),
+    MovesToGo,
+}
+
+fn go_slot(name: &str) -> Option<GoSlot> {
+    Some(match name {
+        "depth" => GoSlot::Depth,
+        "movetime" => GoSlot::MoveTime,
+        "nodes" => GoSlot::Nodes,
+        "wtime" => GoSlot::Clock(0),
+        "btime" => GoSlot::Clock(1),
+        "winc" => GoSlot::Clock(2),
+        "binc" => GoSlot::Clock(3),
+        "movestogo" => GoSlot::MovesToGo,
+        _ => return None,
+    })
+}
+
+/// The value of `go` parameter `name`: a whole number, a negative one read as 0; `None`,
+/// with a note, where it is missing or not a number.
+fn go_value(name: &str, text: Option<&str>, notes: &mut Vec<String>) -> Option<u64> {
+    let Some(text) = text else {
+        notes.push(format!("`{name}` needs a value, left out"));
+        return None;
+    };
+    match text.parse::<i64>() {
+        Ok(v) if v < 0 => {
+            notes.push(format!("{name} {v} is negative, read as 0"));
+            Some(0)
+        }
+        Ok(v) => Some(v.unsigned_abs()),
+        Err(_) => {
+            notes.push(format!("{name} `{text}` is not a whole number, left out"));
+            None
+        }
+    }
 }

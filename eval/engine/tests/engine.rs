@@ -523,3 +523,35 @@ fn isready_is_answered_while_a_command_waits_for_a_search() {
     assert!(d.lines().iter().any(|l| l.contains("d6 is occupied")));
     d.quit();
 }
+
+#[test]
+fn every_go_is_answered_with_a_legal_bestmove_even_a_malformed_one() {
+    // A clock past zero, a negative or unreadable limit, a missing value and an unknown
+    // parameter: each is named in an `info string` and the search still answers.
+    let gos = [
+        "go movetime -5",
+        "go wtime -100 btime -100",
+        "go movetime x depth 1",
+        "go depth",
+        "go frobnicate 3 depth 1",
+        "go nodes 200 movestogo -1",
+    ];
+    for go in gos {
+        let input = format!("position startpos\n{go}\nisready\nquit\n");
+        let (result, text) =
+            serve_within(input.into_bytes(), Duration::from_secs(30)).expect("ends");
+        result.expect("a malformed go is not fatal");
+        let best: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("bestmove "))
+            .collect();
+        assert_eq!(best.len(), 1, "{go}:\n{text}");
+        let mv = best[0].split_whitespace().nth(1).unwrap();
+        assert_ne!(mv, "(none)", "{go}:\n{text}");
+        let rules = Rules::new(Variant::Nine);
+        Game::new(rules)
+            .check_move(mv.parse().unwrap())
+            .unwrap_or_else(|e| panic!("{go}: {mv}: {e}"));
+        assert!(text.contains("info string error:"), "{go}:\n{text}");
+    }
+}
