@@ -431,6 +431,37 @@ fn the_perfect_player_scores_a_bench_set(dir: &std::path::Path, d: &str) {
     a_further_set_is_critical_and_beside_the_committed(dir, d);
 }
 
+/// `--out` and `--heldout` naming one file (however spelt) are refused before any work and
+/// nothing is written; so is a set that `--critical` leaves empty.
+fn a_bench_set_refuses_one_file_for_both_halves_and_an_empty_set(dir: &std::path::Path, d: &str) {
+    let both = dir.join("both.jsonl");
+    let spelt_otherwise = dir.join(".").join("both.jsonl");
+    let extra = ["--heldout", spelt_otherwise.to_str().unwrap()];
+    let (ok, _, err) = bench_set(d, "40", &extra, &both);
+    assert!(!ok);
+    assert!(
+        err.contains("--out and --heldout name the same file"),
+        "{err}"
+    );
+    assert!(!both.exists(), "nothing is written");
+    // Of single positions drawn with seeds 1 to 20 some are not critical: each such draw
+    // is refused, and writes nothing.
+    let mut refused = 0;
+    for seed in 1..=20 {
+        let empty = dir.join(format!("empty-{seed}.jsonl"));
+        let (ok, _, err) = bench_set(d, "1", &["--critical", "--seed", &seed.to_string()], &empty);
+        if !ok {
+            assert!(
+                err.contains("no position is left of the 1 sampled that is critical"),
+                "{err}"
+            );
+            assert!(!empty.exists(), "no empty set is written");
+            refused += 1;
+        }
+    }
+    assert!(refused > 0, "every single position drawn was critical");
+}
+
 /// `--critical --beside-committed`: only critical positions, none of the committed sets'.
 fn a_further_set_is_critical_and_beside_the_committed(dir: &std::path::Path, d: &str) {
     let set = dir.join("further.jsonl");
@@ -441,6 +472,7 @@ fn a_further_set_is_critical_and_beside_the_committed(dir: &std::path::Path, d: 
         out.contains(" of 300 positions are the committed sets'"),
         "{out}"
     );
+    a_bench_set_refuses_one_file_for_both_halves_and_an_empty_set(dir, d);
     let committed: std::collections::HashSet<String> = ["heldout", "tuning"]
         .iter()
         .flat_map(|part| {

@@ -52,6 +52,14 @@ pub struct BenchSetArgs {
 pub fn run(args: &BenchSetArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
     anyhow::ensure!(args.n > 0, "--n must be at least 1");
+    if let Some(heldout) = &args.heldout {
+        anyhow::ensure!(
+            !same_file(&args.out, heldout),
+            "--out and --heldout name the same file ({}): the held-out half would be \
+             overwritten by the tuning half",
+            heldout.display()
+        );
+    }
     let solver = Databases::open(&args.db, rules)?.load(None)?;
     let mut set = benchmark::sample(&solver, args.n, args.seed);
     if args.beside_committed {
@@ -65,6 +73,16 @@ pub fn run(args: &BenchSetArgs) -> anyhow::Result<()> {
     if args.critical {
         set.retain(BenchPosition::critical);
     }
+    anyhow::ensure!(
+        !set.is_empty(),
+        "no position is left of the {} sampled{}: ask for more with --n",
+        args.n,
+        if args.critical {
+            " that is critical"
+        } else {
+            ""
+        }
+    );
     if let Some(path) = &args.heldout {
         let (tuning, held_out) = benchmark::split(&set);
         benchmark::write_set(path, &rules, &held_out)?;
@@ -106,4 +124,18 @@ fn leave_out(
     }
     outln!("{} of {before} positions are {whose}", before - kept.len());
     Ok(kept)
+}
+
+/// Whether `a` and `b` name the same file, whether or not it exists yet (their folders
+/// compared as the file system resolves them).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let resolved = |p: &std::path::Path| {
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        };
+        let dir = parent.canonicalize().unwrap_or(parent);
+        p.file_name().map(|name| dir.join(name))
+    };
+    resolved(a).is_some_and(|x| Some(x) == resolved(b))
 }
