@@ -66,6 +66,10 @@ pub struct RunState {
     /// Settings changed on resume, in order, on top of `config.toml`.
     #[serde(default)]
     pub amendments: Vec<Amendment>,
+    /// The generations asked for last (`kvarn train --generations N`), in place of the
+    /// configuration's count: a run stopped on its way there goes on to it when resumed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generations_target: Option<u32>,
 }
 
 /// Settings changed when a run was resumed (`kvarn train --resume DIR --set KEY=VALUE`).
@@ -111,6 +115,7 @@ impl Manifest {
                 inexact_resumes: Vec::new(),
                 config_crc32: Some(config_crc32),
                 amendments: Vec::new(),
+                generations_target: None,
             },
             history: Vec::new(),
         }

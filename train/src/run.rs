@@ -200,7 +200,8 @@ pub fn run(
     let on_disk = manifest.clone();
     let resumed = resume::resumed_config(dir, &mut manifest, &options.settings)?;
     let mut config = resumed.config;
-    if let Some(g) = options.generations {
+    // The count asked for now, else the one asked for last: a target is part of the run.
+    if let Some(g) = options.generations.or(manifest.state.generations_target) {
         config.run.generations = g;
     }
     let generations = config.run.generations;
@@ -211,7 +212,12 @@ pub fn run(
         recorded.run.generations = generations;
         return nothing_to_run(dir, on_disk, crc, &recorded, options);
     }
-    if resumed.changed {
+    let new_target =
+        options.generations.is_some() && options.generations != manifest.state.generations_target;
+    if new_target {
+        manifest.state.generations_target = options.generations;
+    }
+    if resumed.changed || new_target {
         manifest.write(dir)?;
     }
     let mut run = Run::open(config, dir, &mut manifest, options, progress)?;

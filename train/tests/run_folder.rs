@@ -523,3 +523,24 @@ fn a_run_started_before_relative_records_finds_its_tree_after_the_tree_moves() {
     assert_eq!(found.canonicalize().unwrap(), moved.canonicalize().unwrap());
     run(&dir, &gens(2), None, |_, _| {}).unwrap();
 }
+
+#[test]
+fn a_run_stopped_on_its_way_to_the_generations_asked_for_goes_on_to_them() {
+    // Started for 3 generations over a configuration that says 1, stopped after 2 (the
+    // callback's panic stands for a kill after the manifest is written), then resumed
+    // without --generations: it goes on to 3, as asked when it started.
+    let (_tmp, dir) = started(1);
+    let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run(&dir, &gens(3), None, |_, r| {
+            assert!(r.generation < 2, "stopped");
+        })
+    }));
+    assert!(stopped.is_err());
+    let m = Manifest::read(&dir).unwrap();
+    assert_eq!(
+        (m.generations_done(), m.state.generations_target),
+        (2, Some(3))
+    );
+    let m = run(&dir, &RunOptions::default(), None, |_, _| {}).unwrap();
+    assert_eq!(m.generations_done(), 3);
+}
