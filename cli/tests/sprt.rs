@@ -91,6 +91,7 @@ fn tests_that_make_no_sense_are_refused() {
     ];
     for (extra, needle) in [
         (&["--sprt", "10,0"][..], "elo0"),
+        (&["--sprt=-1e308,1e308"][..], "must lie within ±1000"),
         (&["--sprt", "5"][..], "ELO0,ELO1"),
         (&["--sprt", "0,x"][..], "not a number"),
         (&["--sprt", "0,5", "--alpha", "1.5"][..], "alpha"),

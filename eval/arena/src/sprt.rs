@@ -55,6 +55,10 @@ pub struct SprtParams {
     pub beta: f64,
 }
 
+/// The largest Elo difference a test's bounds may name: beyond it the expected score is
+/// so near 0 or 1 that the likelihoods overflow and the test never decides.
+pub const MAX_ELO: f64 = 1000.0;
+
 impl SprtParams {
     /// A test of `elo0` against `elo1` at error rates `alpha` and `beta`.
     ///
@@ -81,6 +85,13 @@ impl SprtParams {
         if !(self.elo0.is_finite() && self.elo1.is_finite()) {
             return fail(format!(
                 "the Elo bounds {} and {} must be finite",
+                self.elo0, self.elo1
+            ));
+        }
+        if self.elo0.abs() > MAX_ELO || self.elo1.abs() > MAX_ELO {
+            return fail(format!(
+                "the Elo bounds {} and {} must lie within ±{MAX_ELO} (an expected score of \
+                 99.7%): the test cannot tell scores nearer 0 or 1 apart",
                 self.elo0, self.elo1
             ));
         }
