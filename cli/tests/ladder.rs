@@ -191,6 +191,13 @@ fn symmetries(dir: &Path) {
         images.contains("4 simulations, each leaf the mean of 16 symmetric images"),
         "{images}"
     );
+    let (ok, _, err) = kvarn_in(dir, &["ladder", "run", "--prior-draws=-1", "--out", "neg"]);
+    assert!(!ok);
+    assert!(
+        err.contains("--prior-draws must be a count >= 0, not -1"),
+        "{err}"
+    );
+    assert!(!dir.join("neg").exists(), "refused before any game");
     let (ok, _, err) = kvarn_in(dir, &["ladder", "run", "--player", "symmetries=17"]);
     assert!(!ok);
     assert!(

@@ -244,6 +244,12 @@ fn anchor_index(players: &[Player], name: Option<&str>) -> anyhow::Result<usize>
 /// Runs `kvarn ladder`.
 pub fn run(args: &LadderArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.games > 0, "--games must be at least 1");
+    // Checked here, before any game, as the fit would check it after them all.
+    anyhow::ensure!(
+        args.prior_draws >= 0.0 && args.prior_draws.is_finite(),
+        "--prior-draws must be a count >= 0, not {}",
+        args.prior_draws
+    );
     let dir = RunDir::new(&args.run_dir);
     anyhow::ensure!(
         dir.config().exists(),
