@@ -26,6 +26,12 @@ use kvarn_selfplay::{Endgame, PlayerSettings};
 /// Reads an agent specification for games of `rules`.
 pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory>> {
     let Some(options) = text.strip_prefix("net:") else {
+        let kind = text.split_once(':').map_or(text, |(k, _)| k);
+        anyhow::ensure!(
+            AgentSpec::KINDS.contains(&kind),
+            "agent `{text}`: unknown agent `{kind}` (expected {} or net)",
+            AgentSpec::KINDS.join(", ")
+        );
         let spec: AgentSpec = text.parse()?;
         return Ok(Box::new(spec));
     };

@@ -227,6 +227,15 @@ fn a_bad_agent_spec_is_refused() {
     let (ok, _, err) = kvarn(&["match", "--a", "alphabeta", "--b", "random"]);
     assert!(!ok);
     assert!(err.contains("give a limit"), "{err}");
+    // The list of kinds in the refusal names every kind the command line takes.
+    let (ok, _, err) = kvarn(&["match", "--a", "minimax:depth=2", "--b", "random"]);
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "unknown agent `minimax` (expected random, alphabeta, perfect, engine or net)"
+        ),
+        "{err}"
+    );
 }
 
 #[test]

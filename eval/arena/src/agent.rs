@@ -340,6 +340,11 @@ pub enum AgentSpec {
     },
 }
 
+impl AgentSpec {
+    /// The kinds of agent a specification names, before its `:`.
+    pub const KINDS: [&str; 4] = ["random", "alphabeta", "perfect", "engine"];
+}
+
 impl FromStr for AgentSpec {
     type Err = ArenaError;
 
@@ -349,7 +354,7 @@ impl FromStr for AgentSpec {
             reason,
         };
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
-        if !matches!(kind, "random" | "alphabeta" | "engine" | "perfect") {
+        if !AgentSpec::KINDS.contains(&kind) {
             return Err(err(format!(
                 "unknown agent `{kind}` (expected random, alphabeta, perfect or engine)"
             )));
