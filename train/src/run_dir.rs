@@ -13,8 +13,7 @@
 //! | `summary.md`, `summary.csv`, `strength.svg` | what people read and look at |
 //! | `run.lock` | held by the process working on the run (with its id inside) |
 
-use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{self, Read, Seek, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::RunError;
@@ -150,36 +149,22 @@ impl RunDir {
     /// # Errors
     /// [`RunError::Locked`] naming the process that holds it, or an I/O failure.
     pub fn lock(&self) -> Result<RunLock, RunError> {
-        let path = self.lock_file();
-        let io = |e| RunError::io(&path, e);
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
-                return Err(RunError::Locked {
-                    dir: self.root.clone(),
-                    holder: holder.trim().to_string(),
-                });
+        let name = self
+            .lock_file()
+            .file_name()
+            .map_or("run.lock".into(), |n| n.to_string_lossy().into_owned());
+        match kvarn_storage::lock_folder(&self.root, &name) {
+            Ok(lock) => Ok(RunLock { _lock: lock }),
+            Err(kvarn_storage::LockError::Held { dir, holder }) => {
+                Err(RunError::Locked { dir, holder })
             }
-            Err(TryLockError::Error(e)) => return Err(io(e)),
+            Err(kvarn_storage::LockError::Io { path, source }) => Err(RunError::io(&path, source)),
         }
-        file.set_len(0).map_err(io)?;
-        file.rewind().map_err(io)?;
-        writeln!(file, "process {}", std::process::id()).map_err(io)?;
-        Ok(RunLock { _file: file })
     }
 }
 
 /// The exclusive lock on a run folder; released when dropped.
 #[derive(Debug)]
 pub struct RunLock {
-    _file: File,
+    _lock: kvarn_storage::FolderLock,
 }
