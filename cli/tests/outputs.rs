@@ -83,6 +83,43 @@ fn selfplay_refuses_a_folder_that_holds_shards_unless_told_to_overwrite() {
 }
 
 #[test]
+fn selfplay_refuses_a_folder_another_process_writes() {
+    // The folder is locked as `kvarn selfplay` locks it while it plays: a second one into
+    // it is refused by name and writes nothing (two at once used to mix their shards).
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("shards");
+    std::fs::create_dir(&out).unwrap();
+    let _held = kvarn_storage::lock_folder(&out, ".kvarn-selfplay.lock").unwrap();
+    let config = paths::workspace().join("configs/selfplay-six.toml");
+    let (ok, _, err) = kvarn(&[
+        "selfplay",
+        "--config",
+        config.to_str().unwrap(),
+        "--games",
+        "2",
+        "--simulations",
+        "2",
+        "--threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("is in use by another kvarn (process"), "{err}");
+    let shards = std::fs::read_dir(&out)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "kvsp")
+        })
+        .count();
+    assert_eq!(shards, 0);
+}
+
+#[test]
 fn selfplay_branches_from_the_shards_it_is_given_and_asks_for_them() {
     let dir = tempfile::tempdir().unwrap();
     let base = paths::workspace().join("configs/selfplay-six.toml");

@@ -14,6 +14,9 @@ use kvarn_selfplay::{BranchPool, Endgame, SelfPlayJob, SelfPlayStats, run};
 use kvarn_train::RunConfig;
 use kvarn_train::replay;
 
+/// The lock file of a self-play output folder (hidden: the folder holds shards only).
+pub const OUT_LOCK: &str = ".kvarn-selfplay.lock";
+
 /// Arguments of `kvarn selfplay`.
 #[derive(Args, Debug)]
 pub struct SelfPlayArgs {
@@ -184,6 +187,11 @@ fn play(prepared: &Prepared) -> anyhow::Result<SelfPlayStats> {
 
 /// Plays the games.
 pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
+    // The folder is this process's until it ends: a second `kvarn selfplay` into it is
+    // refused rather than mixing its games with these.
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let _lock = kvarn_storage::lock_folder(&args.out, OUT_LOCK)?;
     let existing = shards_in(&args.out)?;
     anyhow::ensure!(
         existing.is_empty() || args.overwrite,
@@ -193,8 +201,6 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
         existing.len()
     );
     let prepared = prepare(&args.play, Some(args.out.clone()))?;
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
     for old in existing.iter().filter(|p| written_here(p)) {
         std::fs::remove_file(old).with_context(|| format!("removing {}", old.display()))?;
     }

@@ -107,6 +107,8 @@ def play(task, files, spec):
             raise RuntimeError(f"kvarn selfplay exited with {done.returncode}: {tail}")
         shards = []
         for name in sorted(os.listdir(out)):
+            if not name.endswith(".kvsp"):
+                continue  # the folder's lock file
             with open(os.path.join(out, name), "rb") as f:
                 shards.append((name, f.read()))
         with open(stats) as f:
