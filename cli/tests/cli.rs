@@ -286,6 +286,23 @@ fn solve_writes_databases_that_probe_reads_and_a_second_run_resumes() {
     the_perfect_player_scores_a_bench_set(&dir, d);
     a_damaged_database_is_refused(&dir, &args);
     std::fs::remove_dir_all(&dir).ok();
+    // Five is solved whole: a count of men for Nine's endgames is refused, not ignored.
+    let five = dir.join("five");
+    let (ok, _, err) = kvarn(&[
+        "solve",
+        "--variant",
+        "five",
+        "--max-men",
+        "4",
+        "--out",
+        five.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("--max-men is for Nine Men's Morris's endgames"),
+        "{err}"
+    );
+    assert!(!five.exists(), "refused before any work");
 }
 
 /// The solve test's first stage: a verified solve of `args`, then a second run that

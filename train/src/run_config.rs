@@ -306,6 +306,11 @@ impl SolverConfig {
         let Some(db) = &self.db else {
             return Ok(());
         };
+        SettingError::check(
+            variant == Variant::Nine || self.max_men == SolverConfig::default().max_men,
+            "solver.max_men",
+            format!("is for Nine Men's Morris's endgames: {variant} is solved whole"),
+        )?;
         if variant == Variant::Nine {
             SettingError::check_range("solver.max_men", self.max_men, 3..=9)?;
             SettingError::check(

@@ -104,6 +104,16 @@ fn a_missing_database_folder_is_refused_unless_it_will_be_built() {
         missing.display().to_string()
     );
     RunConfig::parse(&text, "test.toml").unwrap();
+    // Six is solved whole: a count of men for Nine's endgames is refused, not ignored.
+    let text = format!(
+        "{BASE}\n[solver]\ndb = {:?}\nbuild_if_missing = true\nmax_men = 99\n",
+        missing.display().to_string()
+    );
+    let e = refusal(&text);
+    assert!(
+        e.contains("solver.max_men") && e.contains("solved whole"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -17,10 +17,10 @@ use crate::rules_args::RulesArgs;
 pub struct SolveArgs {
     #[command(flatten)]
     rules: RulesArgs,
-    /// Nine Men's Morris: solve the moving phase up to this many men a side (from 3).
-    /// Six and Five are solved whole.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=9))]
-    max_men: u8,
+    /// Nine Men's Morris: solve the moving phase up to this many men a side (from 3;
+    /// default 4). Six and Five are solved whole, and refuse it.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(3..=9))]
+    max_men: Option<u8>,
     /// Folder of the database files (created if missing; existing files are reused).
     #[arg(long)]
     out: PathBuf,
@@ -70,7 +70,12 @@ fn counts(solver: &Solver, s: &Subspace, table: &[u16]) -> ([u64; 3], [u64; 3], 
 /// Runs `kvarn solve`.
 pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
-    let plan = plan_for(&rules, args.max_men);
+    anyhow::ensure!(
+        args.max_men.is_none() || rules.variant() == kvarn_game::Variant::Nine,
+        "--max-men is for Nine Men's Morris's endgames: {} is solved whole",
+        rules.variant()
+    );
+    let plan = plan_for(&rules, args.max_men.unwrap_or(4));
     outln!("solving {rules} into {}", args.out.display());
     let bar = ProgressBar::new(plan.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} steps {elapsed} {msg}")
