@@ -368,9 +368,23 @@ fn probe_reads_the_databases(d: &str) {
     let (ok, out, err) = probe("BBBW...W/.W....../........ b 0/0 - 0 40");
     assert!(ok, "{err}");
     assert!(
-        out.contains("black to move: lost (the game is over)"),
+        out.contains("black to move: lost (the game is over: "),
         "{out}"
     );
+    assert_eq!(
+        out.lines().count(),
+        2,
+        "a finished game lists no moves: {out}"
+    );
+    // Black down to two men (a7, d7) has moves, but the game is over: none are listed,
+    // and no database is needed for them.
+    let (ok, out, err) = probe("BB.W...W/.W....../........ b 0/0 - 0 40");
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("black to move: lost (the game is over: "),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 2, "{out}");
     // A position the databases do not cover is refused with the reason.
     let (ok, _, err) = kvarn(&[
         "probe",

@@ -44,6 +44,19 @@ pub fn run(args: &ProbeArgs) -> anyhow::Result<()> {
     let text = args.position.trim();
     let pos = Position::from_text(&rules, text)
         .with_context(|| format!("reading the position `{text}`"))?;
+    // A finished game has a result and no moves to value, databases or none.
+    let status = kvarn_game::Game::from_position(rules, pos)?.status();
+    if status.is_over() {
+        let side = pos.side_to_move();
+        let outcome = match status.winner() {
+            Some(w) if w == side => "won",
+            Some(_) => "lost",
+            None => "drawn",
+        };
+        outln!("{}", pos.to_position_string(&rules));
+        outln!("{side} to move: {outcome} (the game is over: {status})");
+        return Ok(());
+    }
     let databases = Databases::open(&args.db, rules)?;
     // Only the subspaces of the position and of its moves are read.
     let mut needed = vec![pos];
