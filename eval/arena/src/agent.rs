@@ -27,6 +27,11 @@ use kvarn_solver::{Solver, Value};
 use crate::error::ArenaError;
 use crate::external::ExternalEngine;
 
+/// The largest transposition table an `alphabeta` agent may ask for, in MB: the engine
+/// protocol's `Hash` range, and well within the memory of the machines Kvarn runs on (a
+/// larger one aborted the process when its allocation failed).
+pub const MAX_HASH_MB: u64 = 4096;
+
 /// Transposition table size of `alphabeta` agents unless `hash=` says otherwise.
 const DEFAULT_HASH_MB: usize = 16;
 
@@ -392,7 +397,16 @@ impl FromStr for AgentSpec {
                 }
                 ("alphabeta" | "engine", "nodes") => limits.nodes = Some(number(k, v)?.max(1)),
                 ("alphabeta", "threads") => threads = number(k, v)?.clamp(1, 256) as usize,
-                ("alphabeta", "hash") => hash_mb = number(k, v)?.clamp(1, 65_536) as usize,
+                ("alphabeta", "hash") => {
+                    let mb = number(k, v)?;
+                    if !(1..=MAX_HASH_MB).contains(&mb) {
+                        return Err(err(format!(
+                            "hash={mb} is not between 1 and {MAX_HASH_MB} MB (the engine's \
+                             Hash range)"
+                        )));
+                    }
+                    hash_mb = mb as usize;
+                }
                 ("alphabeta", "weights") => weights = Some(PathBuf::from(v)),
                 ("engine", "cmd") => cmd = Some(v.to_string()),
                 ("perfect", "db") => db = Some(PathBuf::from(v)),

@@ -51,6 +51,12 @@ fn specifications_parse_and_print() {
         ("alphabeta", "give a limit"),
         ("alphabeta:depth=0", "between 1 and 64"),
         ("alphabeta:depth=x", "not a whole number"),
+        (
+            "alphabeta:depth=1,hash=999999999",
+            "not between 1 and 4096 MB",
+        ),
+        ("alphabeta:depth=1,hash=30000", "not between 1 and 4096 MB"),
+        ("alphabeta:depth=1,hash=0", "not between 1 and 4096 MB"),
         ("alphabeta:speed=3", "not an option"),
         ("alphabeta:depth", "key=value"),
         ("engine:depth=3", "needs cmd"),
