@@ -484,6 +484,14 @@ fn a_bench_set_refuses_one_file_for_both_halves_and_an_empty_set(dir: &std::path
         "{err}"
     );
     assert!(!both.exists(), "nothing is written");
+    // More positions than the databases hold is refused at once, not sought for ever.
+    let (ok, _, err) = bench_set(d, "100000000", &[], &both);
+    assert!(!ok);
+    assert!(
+        err.contains("is more positions than the databases in"),
+        "{err}"
+    );
+    assert!(!both.exists(), "nothing is written");
     // Of single positions drawn with seeds 1 to 20 some are not critical: each such draw
     // is refused, and writes nothing.
     let mut refused = 0;

@@ -61,6 +61,14 @@ pub fn run(args: &BenchSetArgs) -> anyhow::Result<()> {
         );
     }
     let solver = Databases::open(&args.db, rules)?.load(None)?;
+    let held = benchmark::capacity(&solver);
+    anyhow::ensure!(
+        args.n <= held,
+        "--n {} is more positions than the databases in {} hold ({held}): ask for fewer, or \
+         solve more (kvarn solve --max-men)",
+        args.n,
+        args.db.display()
+    );
     let mut set = benchmark::sample(&solver, args.n, args.seed);
     if args.beside_committed {
         let committed = kvarn_solver::benchmark::committed_keys(&rules)?;

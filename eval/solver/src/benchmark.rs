@@ -123,6 +123,12 @@ pub fn sample(solver: &Solver, n: usize, seed: u64) -> Vec<BenchPosition> {
     by_kind.into_values().flatten().collect()
 }
 
+/// How many positions the solver's tables hold at most (the size of their index space):
+/// a benchmark set of more cannot be drawn from them.
+pub fn capacity(solver: &Solver) -> usize {
+    Tables::of(solver).total
+}
+
 /// The solver's tables in a fixed order, to draw positions uniformly from.
 struct Tables<'a> {
     solver: &'a Solver,
