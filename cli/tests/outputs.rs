@@ -120,6 +120,36 @@ fn selfplay_refuses_a_folder_another_process_writes() {
 }
 
 #[test]
+fn a_file_where_an_output_folder_is_expected_is_named_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out");
+    std::fs::write(&file, b"not a folder").unwrap();
+    let config = paths::workspace().join("configs/selfplay-six.toml");
+    let file = file.to_str().unwrap();
+    let commands: [&[&str]; 2] = [
+        &[
+            "selfplay",
+            "--config",
+            config.to_str().unwrap(),
+            "--games",
+            "2",
+            "--out",
+            file,
+        ],
+        &["solve", "--variant", "five", "--out", file],
+    ];
+    for args in commands {
+        let (ok, _, err) = kvarn(args);
+        assert!(!ok, "{args:?}");
+        assert!(
+            err.contains("out is a file where a folder is expected"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(file).unwrap(), b"not a folder");
+}
+
+#[test]
 fn selfplay_branches_from_the_shards_it_is_given_and_asks_for_them() {
     let dir = tempfile::tempdir().unwrap();
     let base = paths::workspace().join("configs/selfplay-six.toml");

@@ -1,6 +1,7 @@
-//! An exclusive lock on a folder that a process writes (a run, a self-play output, a solve):
-//! a lock file inside it, locked by the operating system, which releases it however the
-//! process ends. The file names the holding process, so that a refusal can say who holds it.
+//! The folders a process writes (a run, a self-play output, databases): made with a plain
+//! message where a file stands in the way, and locked while written. The lock is a file
+//! inside the folder, locked by the operating system, which releases it however the
+//! process ends; the file names the holding process, so that a refusal can say who holds it.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
@@ -69,6 +70,33 @@ pub fn lock_folder(dir: &Path, name: &str) -> Result<FolderLock, LockError> {
     Ok(FolderLock { _file: file })
 }
 
+/// Makes the folder `dir` and its parents where missing, or says plainly that a file
+/// stands where the folder should be (the operating system says only "File exists").
+///
+/// # Errors
+/// The path or one of its parents is a file, or the folder cannot be made.
+pub fn make_folder(dir: &Path) -> Result<(), std::io::Error> {
+    let mut ancestor = Some(dir);
+    while let Some(p) = ancestor {
+        if p.exists() && !p.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                format!(
+                    "{} is a file where a folder is expected{}",
+                    p.display(),
+                    if p == dir {
+                        ""
+                    } else {
+                        " (a parent of the folder asked for)"
+                    }
+                ),
+            ));
+        }
+        ancestor = p.parent();
+    }
+    std::fs::create_dir_all(dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +115,24 @@ mod tests {
         );
         drop(first);
         lock_folder(dir.path(), "out.lock").unwrap();
+    }
+
+    #[test]
+    fn a_file_where_a_folder_is_expected_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("shards");
+        std::fs::write(&file, b"x").unwrap();
+        let e = make_folder(&file).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("shards is a file where a folder is expected"),
+            "{e}"
+        );
+        let e = make_folder(&file.join("inner")).unwrap_err();
+        assert!(
+            e.to_string().contains("(a parent of the folder asked for)"),
+            "{e}"
+        );
+        make_folder(&dir.path().join("a/b")).unwrap();
     }
 }

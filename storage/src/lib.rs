@@ -24,10 +24,10 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::Path;
 
-mod lock;
+mod folder;
 mod setting;
 
-pub use lock::{FolderLock, LockError, lock_folder};
+pub use folder::{FolderLock, LockError, lock_folder, make_folder};
 pub use setting::SettingError;
 
 /// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,

@@ -102,7 +102,7 @@ fn write_site(out: &Path, ort_dist: &Path) -> anyhow::Result<()> {
 
 fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        kvarn_storage::make_folder(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     kvarn_storage::write_atomically(path, bytes)
         .with_context(|| format!("writing {}", path.display()))?;

@@ -266,7 +266,7 @@ pub fn run(args: &LadderArgs) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| dir.root().join("ladder"));
-    std::fs::create_dir_all(&out).with_context(|| format!("making {}", out.display()))?;
+    kvarn_storage::make_folder(&out).with_context(|| format!("making {}", out.display()))?;
     let models = players.iter().filter(|p| p.generation.is_some()).count();
     let pairs = schedule(
         models,

@@ -300,7 +300,7 @@ fn check_out(path: &Path, overwrite: bool) -> anyhow::Result<()> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| {
+    kvarn_storage::make_folder(dir).with_context(|| {
         format!(
             "the records cannot be written: no folder {} can be made (nothing was played)",
             dir.display()

@@ -189,7 +189,7 @@ fn play(prepared: &Prepared) -> anyhow::Result<SelfPlayStats> {
 pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
     // The folder is this process's until it ends: a second `kvarn selfplay` into it is
     // refused rather than mixing its games with these.
-    std::fs::create_dir_all(&args.out)
+    kvarn_storage::make_folder(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let _lock = kvarn_storage::lock_folder(&args.out, OUT_LOCK)?;
     let existing = shards_in(&args.out)?;

@@ -439,7 +439,7 @@ pub fn solve_into(
     plan: &[Step],
     mut on_step: impl FnMut(&Solver, &Step, bool, f64),
 ) -> Result<Solver, DbError> {
-    std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+    kvarn_storage::make_folder(dir).map_err(io_error(dir))?;
     let mut solver = Solver::new(rules);
     for step in plan {
         let began = std::time::Instant::now();
