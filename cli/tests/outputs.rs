@@ -283,4 +283,18 @@ fn a_match_whose_games_fail_says_so_and_fails() {
     assert!(err.contains("2 of 2 games failed"), "{err}");
     assert!(err.contains("do not cover"), "{err}");
     assert!(!out.exists(), "no records file of no games");
+    // Games that keep failing stop the match after a run of them, not after every game.
+    let mut args = vec!["match", "--a", &spec, "--b", "random", "--games", "40"];
+    args.extend(rules);
+    args.extend(["--out", out.to_str().unwrap()]);
+    let (ok, _, err) = kvarn(&args);
+    assert!(!ok);
+    assert!(
+        err.contains("stopped after 8 games in a row failed"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("of 40 games failed"),
+        "the rest were not played: {err}"
+    );
 }

@@ -269,9 +269,13 @@ fn finish(
         for f in &report.failures {
             eprintln!("failed: {f}");
         }
+        let stopped = report
+            .stopped
+            .as_ref()
+            .map_or(String::new(), |why| format!("; {why}"));
         anyhow::bail!(
-            "{failed} of {played} games failed: the match is incomplete and its score covers \
-             only the {} finished games",
+            "{failed} of {played} games failed{stopped}: the match is incomplete and its score \
+             covers only the {} finished games",
             report.records.len()
         );
     }

@@ -47,6 +47,50 @@ pub struct MatchReport {
     /// Games that could not be played to the end (an agent failed), with the reason.
     /// They are left out of the tally and the records.
     pub failures: Vec<String>,
+    /// Why the match stopped before its last game, where it did: [`FAILURES_IN_A_ROW`]
+    /// games failed one after the other (a dead or silent engine), and the games left
+    /// were not played.
+    pub stopped: Option<String>,
+}
+
+/// Games (or, in a sequential test, pairs) that fail one after the other before a match
+/// stops rather than play on: an agent that fails this often will not recover, and each
+/// failed game of a silent engine costs its whole timeout.
+pub const FAILURES_IN_A_ROW: usize = 8;
+
+/// The run of failed games so far, counted as games end (in any order across threads).
+#[derive(Default)]
+struct FailureRun {
+    in_a_row: std::sync::atomic::AtomicUsize,
+    stopped: std::sync::atomic::AtomicBool,
+}
+
+impl FailureRun {
+    /// Counts a game's end; true when the run of failures has reached the limit.
+    fn record(&self, failed: bool) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        if failed {
+            if self.in_a_row.fetch_add(1, SeqCst) + 1 >= FAILURES_IN_A_ROW {
+                self.stopped.store(true, SeqCst);
+            }
+        } else {
+            self.in_a_row.store(0, SeqCst);
+        }
+        self.stopped()
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn reason(&self) -> Option<String> {
+        self.stopped().then(|| {
+            format!(
+                "stopped after {FAILURES_IN_A_ROW} games in a row failed: the games left were \
+                 not played"
+            )
+        })
+    }
 }
 
 impl MatchReport {
@@ -356,17 +400,24 @@ fn play_all(
     games: usize,
     on_game: impl Fn(&GameRecord) + Sync,
 ) -> Result<MatchReport, ArenaError> {
-    let played: Vec<Result<Played, ArenaError>> = (0..games)
+    let run = FailureRun::default();
+    let played: Vec<Option<Result<Played, ArenaError>>> = (0..games)
         .into_par_iter()
         .map(|i| {
-            let p = sides.play(i)?;
-            on_game(&p.record);
-            Ok(p)
+            if run.stopped() {
+                return None;
+            }
+            let p = sides.play(i);
+            run.record(p.is_err());
+            if let Ok(p) = &p {
+                on_game(&p.record);
+            }
+            Some(p)
         })
         .collect();
     let mut totals = Totals::default();
     let mut failures = Vec::new();
-    for p in played {
+    for p in played.into_iter().flatten() {
         match p {
             Ok(p) => totals.add(p),
             Err(e) => failures.push(e.to_string()),
@@ -378,6 +429,7 @@ fn play_all(
         time_a: totals.time_a,
         time_b: totals.time_b,
         failures,
+        stopped: run.reason(),
     })
 }
 
@@ -430,7 +482,8 @@ pub fn run_sprt(
     let mut failures = Vec::new();
     let (mut uncounted_pairs, mut failed_pairs) = (0, 0);
     let mut next = 0;
-    while next < max_pairs && !status.verdict.is_decided() {
+    let run = FailureRun::default();
+    while next < max_pairs && !status.verdict.is_decided() && !run.stopped() {
         let end = (next + batch).min(max_pairs);
         let played: Vec<Result<Played, ArenaError>> = (2 * next..2 * end)
             .into_par_iter()
@@ -444,6 +497,7 @@ pub fn run_sprt(
             }
             match (first, second) {
                 (Ok(g1), Ok(g2)) => {
+                    run.record(false);
                     counts.add_pair(g1.points_a, g2.points_a);
                     totals.add(g1);
                     totals.add(g2);
@@ -451,6 +505,7 @@ pub fn run_sprt(
                     on_pair(&status);
                 }
                 (r1, r2) => {
+                    run.record(true);
                     failed_pairs += 1;
                     failures.extend(
                         [r1.err(), r2.err()]
@@ -472,6 +527,7 @@ pub fn run_sprt(
             time_a: totals.time_a,
             time_b: totals.time_b,
             failures,
+            stopped: run.reason().map(|r| r.replace("games", "pairs")),
         },
         uncounted_pairs,
         failed_pairs,
