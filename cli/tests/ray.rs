@@ -326,3 +326,29 @@ fn a_generation_whose_worker_is_killed_still_has_every_game_once() {
         (0..48).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_task_no_node_can_place_fails_at_once_with_the_reason() {
+    let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let config = config(8, 8, "ray", &cluster.address)
+        .replace("max_retries = 4", "max_retries = 4\nthreads_per_task = 64");
+    let began = Instant::now();
+    let mut running = train(&cluster, tmp.path(), &config);
+    // A task Ray cannot place used to wait for ever: give it two minutes.
+    while running.0.as_mut().unwrap().try_wait().unwrap().is_none() {
+        assert!(
+            began.elapsed() < Duration::from_secs(120),
+            "kvarn train still waits for a task no node can place"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let out = running.0.take().unwrap().wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("can place a task of 64 CPUs"), "{err}");
+    assert!(err.contains("its largest node has 1"), "{err}");
+}

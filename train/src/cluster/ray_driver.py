@@ -137,10 +137,25 @@ def write_atomically(folder, name, data):
     os.replace(tmp, path)
 
 
+def check_placeable(spec):
+    """Fails at once, with the reason, where no node of the cluster can place a task: Ray
+    would otherwise wait for one for ever (its warning of an infeasible task is not shown
+    with the driver's logging off)."""
+    need = spec["threads"]
+    most = max((n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive")),
+               default=0)
+    if need > most:
+        print(f"no node of the Ray cluster at {spec['address']} can place a task of {need} "
+              f"CPUs (selfplay.ray.threads_per_task): its largest node has {most:g}; lower "
+              f"threads_per_task or add a larger node", file=sys.stderr)
+        sys.exit(1)
+
+
 def main():
     with open(sys.argv[1]) as f:
         spec = json.load(f)
     ray.init(address=spec["address"], logging_level="ERROR", log_to_driver=False)
+    check_placeable(spec)
     files = {key: put_file(spec[key]) for key in ("binary", "model", "config")}
     remote = play.options(
         num_cpus=spec["threads"], max_retries=spec["max_retries"], retry_exceptions=True
