@@ -130,8 +130,8 @@ impl EngineMaker for AlphaBetaMaker {
 
     fn set_option(&mut self, name: &str, value: &str) -> Result<bool, String> {
         match name {
-            "threads" => self.threads = whole_number(value)?.clamp(1, 256) as usize,
-            "hash" => self.hash_mb = whole_number(value)?.clamp(1, 4096) as usize,
+            "threads" => self.threads = spin_value(value, 1, 256)? as usize,
+            "hash" => self.hash_mb = spin_value(value, 1, 4096)? as usize,
             "seed" => self.seed = seed_option(value)?,
             "weights" => {
                 self.weights = match value.trim() {
@@ -190,6 +190,22 @@ pub fn whole_number(v: &str) -> Result<u64, String> {
     v.trim()
         .parse::<u64>()
         .map_err(|_| format!("`{v}` is not a whole number"))
+}
+
+/// A spin option's value: a whole number in `min..=max` as its `option` line says, or why
+/// not (the option then keeps its value: a value out of range is refused, not clamped).
+///
+/// # Errors
+/// Not a whole number, or out of the range.
+pub fn spin_value(v: &str, min: u64, max: u64) -> Result<u64, String> {
+    let n = whole_number(v)?;
+    if (min..=max).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!(
+            "{n} is not in {min}..={max}: the option keeps its value"
+        ))
+    }
 }
 
 /// A `check` option value: `true`, `on` or `1`, or `false`, `off` or `0`.
@@ -681,7 +697,6 @@ fn set_option(
     let name = words[n + 1..v].join(" ").to_ascii_lowercase();
     let value = words[v + 1..].join(" ");
     let flag = flag_option;
-    let number = whole_number;
     let limit = |n: u64| (n > 0).then_some(n);
     match name.as_str() {
         "variant" => {
@@ -713,7 +728,7 @@ fn set_option(
             Ok(true)
         }
         "nocapturelimit" => {
-            let n = number(&value)?;
+            let n = spin_value(&value, 0, 65535)?;
             s.no_capture_limit = match n {
                 0 => None,
                 n => Some(u16::try_from(n).map_err(|_| format!("{n} is above 65535"))?),
@@ -721,15 +736,16 @@ fn set_option(
             Ok(true)
         }
         "depth" => {
-            s.default_limits.depth = limit(number(&value)?.min(64)).map(|d| d as u32);
+            s.default_limits.depth = limit(spin_value(&value, 0, 64)?).map(|d| d as u32);
             Ok(false)
         }
         "movetime" => {
-            s.default_limits.movetime = limit(number(&value)?).map(Duration::from_millis);
+            s.default_limits.movetime =
+                limit(spin_value(&value, 0, 86_400_000)?).map(Duration::from_millis);
             Ok(false)
         }
         "nodes" => {
-            s.default_limits.nodes = limit(number(&value)?);
+            s.default_limits.nodes = limit(spin_value(&value, 0, 1_000_000_000_000)?);
             Ok(false)
         }
         other => match maker.set_option(other, &value)? {

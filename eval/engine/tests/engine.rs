@@ -555,3 +555,35 @@ fn every_go_is_answered_with_a_legal_bestmove_even_a_malformed_one() {
         assert!(text.contains("info string error:"), "{go}:\n{text}");
     }
 }
+
+#[test]
+fn an_out_of_range_option_is_refused_by_name_and_keeps_its_value() {
+    let input = "setoption name Depth value 2\nsetoption name Depth value 65\n\
+                 setoption name Hash value 0\nsetoption name Threads value 300\n\
+                 setoption name NoCaptureLimit value 70000\n\
+                 position startpos\ngo\nucinewgame\nquit\n";
+    let (result, text) =
+        serve_within(input.as_bytes().to_vec(), Duration::from_secs(30)).expect("ends");
+    result.expect("a bad option is not fatal");
+    for refused in [
+        "65 is not in 0..=64",
+        "0 is not in 1..=4096",
+        "300 is not in 1..=256",
+        "70000 is not in 0..=65535",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("info string error") && l.contains(refused)),
+            "{refused}:\n{text}"
+        );
+    }
+    // Depth kept its value, 2: the search without limits (`ucinewgame` waits for it) stops
+    // at depth 2.
+    let deepest = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("info depth "))
+        .filter_map(|l| l.split_whitespace().next()?.parse::<u32>().ok())
+        .max();
+    assert_eq!(deepest, Some(2), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
+}
