@@ -21,7 +21,7 @@ use anyhow::Context;
 use kvarn_arena::agent::{AgentFactory, AgentSpec};
 use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, ModelHeader, file};
-use kvarn_selfplay::{Endgame, PlayerSettings};
+use kvarn_selfplay::{Endgame, PlayerSettings, player};
 
 /// Reads an agent specification for games of `rules`.
 pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory>> {
@@ -38,7 +38,7 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
     let spec = NetSpec::parse(options)?;
     let device = DeviceChoice::Cpu.device()?;
     let (network, header) = file::load_for_rules(&spec.model, rules, &device)?;
-    let settings = spec.settings(&header, rules)?;
+    let settings = model_player(&header, rules, &spec.settings).context("net")?;
     let endgame = open_endgame(&settings, rules)?;
     Ok(Box::new(settings.player(
         spec.name(&settings),
@@ -63,56 +63,50 @@ pub fn open_endgame(
     Ok(Some(Arc::new(endgame)))
 }
 
-/// The player a model file records as measured, or the defaults.
+/// The player a model file records as measured (the defaults where it records none), with
+/// `settings` (`key=value,...`) over it, checked for `rules`: how `net:` agents and
+/// `kvarn engine --model` play a model.
 ///
 /// # Errors
-/// A recorded setting this Kvarn refuses.
-pub fn measured_player(header: &ModelHeader) -> anyhow::Result<PlayerSettings> {
-    let mut settings = PlayerSettings::default();
+/// A recorded or given setting this Kvarn refuses.
+pub fn model_player(
+    header: &ModelHeader,
+    rules: &Rules,
+    settings: &str,
+) -> anyhow::Result<PlayerSettings> {
+    let mut player = PlayerSettings::default();
     if let Some(recorded) = &header.provenance.player {
-        settings
+        player
             .apply(recorded)
             .with_context(|| format!("the model's recorded player `{recorded}`"))?;
     }
-    Ok(settings)
+    player.apply(settings)?;
+    player.validate_for(rules)?;
+    Ok(player)
 }
 
 /// The options of a `net:` specification.
 struct NetSpec {
     model: PathBuf,
-    /// The settings given, in order.
-    settings: Vec<(String, String)>,
+    /// The player settings given, as `key=value,...`.
+    settings: String,
 }
 
 impl NetSpec {
     fn parse(options: &str) -> anyhow::Result<NetSpec> {
         let mut model = None;
         let mut settings = Vec::new();
-        for item in options.split(',').filter(|s| !s.is_empty()) {
-            match item.split_once('=') {
-                Some(("model", v)) => model = Some(PathBuf::from(v)),
-                Some((key, v)) => settings.push((key.to_string(), v.to_string())),
-                None => anyhow::bail!("net: `{item}` is not SETTING=VALUE"),
+        for (key, value) in player::pairs(options).context("net")? {
+            match key {
+                "model" => model = Some(PathBuf::from(value)),
+                _ => settings.push(format!("{key}={value}")),
             }
         }
+        let settings = settings.join(",");
         // Settings are checked before the model is read, so that a typo fails at once.
-        let mut check = PlayerSettings::default();
-        for (key, value) in &settings {
-            check.set(key, value).context("net")?;
-        }
-        check.validate().context("net")?;
+        PlayerSettings::default().apply(&settings).context("net")?;
         let model = model.context("net needs model=FILE (a .kvmodel or .safetensors file)")?;
         Ok(NetSpec { model, settings })
-    }
-
-    /// The model's measured player with the given settings over it.
-    fn settings(&self, header: &ModelHeader, rules: &Rules) -> anyhow::Result<PlayerSettings> {
-        let mut settings = measured_player(header)?;
-        for (key, value) in &self.settings {
-            settings.set(key, value).context("net")?;
-        }
-        settings.validate_for(rules).context("net")?;
-        Ok(settings)
     }
 
     /// The player's name in match reports: the model, its limits, and every other setting
@@ -145,9 +139,7 @@ mod tests {
     fn settings(text: &str) -> anyhow::Result<(NetSpec, PlayerSettings)> {
         let spec = NetSpec::parse(text)?;
         let mut s = PlayerSettings::default();
-        for (k, v) in &spec.settings {
-            s.set(k, v)?;
-        }
+        s.apply(&spec.settings)?;
         Ok((spec, s))
     }
 

@@ -318,6 +318,23 @@ pub fn find_setting(name: &str) -> Option<&'static Setting> {
         .or_else(|| SETTINGS.iter().find(|s| plain(s.name) == plain(name)))
 }
 
+/// The `key=value` items of a comma-separated settings list (`net:` options, `--player`,
+/// a model's recorded player), in order, each trimmed; empty items are passed over.
+///
+/// # Errors
+/// [`PlayerError::NotAPair`] for an item without `=`.
+pub fn pairs(text: &str) -> Result<Vec<(&str, &str)>, PlayerError> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            item.split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or_else(|| PlayerError::NotAPair(item.into()))
+        })
+        .collect()
+}
+
 /// Names some earlier surfaces used for a setting, for the message that refuses them.
 const FORMER_NAMES: &[(&str, &str)] = &[
     ("fpu", "fpu_reduction"),
@@ -349,6 +366,9 @@ pub enum PlayerError {
     /// Settings that do not go together.
     #[error("player settings: {0}")]
     Conflict(String),
+    /// An item of a settings list that is not `SETTING=VALUE`.
+    #[error("`{0}` is not SETTING=VALUE")]
+    NotAPair(String),
 }
 
 fn names() -> String {
@@ -409,12 +429,8 @@ impl PlayerSettings {
     /// # Errors
     /// The first setting refused, or settings that do not go together.
     pub fn apply(&mut self, text: &str) -> Result<(), PlayerError> {
-        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (key, value) = item.split_once('=').ok_or_else(|| PlayerError::Value {
-                name: item.into(),
-                reason: "expected key=value".into(),
-            })?;
-            self.set(key.trim(), value)?;
+        for (key, value) in pairs(text)? {
+            self.set(key, value)?;
         }
         self.validate()
     }

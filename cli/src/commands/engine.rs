@@ -42,11 +42,8 @@ pub fn run(args: &EngineArgs) -> anyhow::Result<()> {
             // other rules, or a setting is wrong.
             let (_, header) = file::load_for_rules(model, &rules, &device)
                 .with_context(|| format!("loading the model {}", model.display()))?;
-            let mut player = agents::measured_player(&header)?;
-            if let Some(text) = &args.player {
-                player.apply(text).context("--player")?;
-            }
-            player.validate_for(&rules).context("--player")?;
+            let given = args.player.as_deref().unwrap_or("");
+            let player = agents::model_player(&header, &rules, given).context("--player")?;
             let endgame = match &args.db {
                 Some(dir) => Some(Arc::new(Endgame::open(dir, rules, None).with_context(
                     || format!("loading the endgame databases in {}", dir.display()),

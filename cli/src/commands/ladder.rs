@@ -127,15 +127,9 @@ fn baseline_specs(text: &str) -> Vec<String> {
 /// of `--player` in place of the run's, checked as the run's are.
 fn evaluation_config(args: &LadderArgs, config: &RunConfig) -> anyhow::Result<RunConfig> {
     let mut eval = config.clone();
-    for item in args.player.iter().flat_map(|p| p.split(',')) {
-        let item = item.trim();
-        if item.is_empty() {
-            continue;
-        }
-        let (name, value) = item
-            .split_once('=')
-            .with_context(|| format!("--player: `{item}` is not name=value"))?;
-        eval.run.set_player(name.trim(), value.trim());
+    let given = args.player.as_deref().unwrap_or("");
+    for (name, value) in kvarn_selfplay::player::pairs(given).context("--player")? {
+        eval.run.set_player(name, value);
     }
     eval.run
         .player(&eval.search)
