@@ -308,22 +308,23 @@ pub fn markdown() -> String {
          named. The configurations in `configs/` set what differs from these defaults, with \
          the reasons.\n",
     );
-    let mut table = String::new();
+    // Entries come grouped, the top-level keys first: a heading wherever the group changes.
+    let mut section = None;
     for e in entries() {
-        let section = e.key.split('.').next().unwrap_or("").to_string();
-        if !table.contains(&format!("\n## `[{section}]`")) && e.key.contains('.') {
+        let group = e.key.split_once('.').map(|(table, _)| table.to_string());
+        if section.as_ref() != Some(&group) {
+            let heading = group
+                .as_ref()
+                .map_or("Top level".to_string(), |t| format!("`[{t}]`"));
             let _ = write!(
-                table,
-                "\n## `[{section}]`\n\n| key | default | values | meaning |\n|---|---|---|---|\n"
+                out,
+                "\n## {heading}\n\n| key | default | values | meaning |\n|---|---|---|---|\n"
             );
-        } else if !e.key.contains('.') && !table.contains("\n## Top level") {
-            table.push_str(
-                "\n## Top level\n\n| key | default | values | meaning |\n|---|---|---|---|\n",
-            );
+            section = Some(group);
         }
         let cell = |s: &str| s.replace('|', "\\|");
         let _ = writeln!(
-            table,
+            out,
             "| `{}` | `{}` | {} | {} |",
             e.key,
             cell(&e.default),
@@ -331,7 +332,6 @@ pub fn markdown() -> String {
             cell(&e.meaning)
         );
     }
-    out.push_str(&table);
     out
 }
 

@@ -18,6 +18,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::RunError;
 
+/// The run folder's lock file (see [`RunDir::lock`]).
+const LOCK_FILE: &str = "run.lock";
+
 /// A run's folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunDir {
@@ -139,7 +142,7 @@ impl RunDir {
 
     /// The lock file.
     pub fn lock_file(&self) -> PathBuf {
-        self.root.join("run.lock")
+        self.root.join(LOCK_FILE)
     }
 
     /// Takes the run's exclusive lock, held until the returned value is dropped or the
@@ -149,11 +152,7 @@ impl RunDir {
     /// # Errors
     /// [`RunError::Locked`] naming the process that holds it, or an I/O failure.
     pub fn lock(&self) -> Result<RunLock, RunError> {
-        let name = self
-            .lock_file()
-            .file_name()
-            .map_or("run.lock".into(), |n| n.to_string_lossy().into_owned());
-        match kvarn_storage::lock_folder(&self.root, &name) {
+        match kvarn_storage::lock_folder(&self.root, LOCK_FILE) {
             Ok(lock) => Ok(RunLock { _lock: lock }),
             Err(kvarn_storage::LockError::Held { dir, holder }) => {
                 Err(RunError::Locked { dir, holder })
