@@ -41,6 +41,20 @@ fn a_closed_standard_output_ends_commands_quietly() {
     }
 }
 
+/// The small self-play configuration the tests play.
+fn selfplay_config() -> String {
+    let config = paths::workspace().join("configs/selfplay-six.toml");
+    config.to_str().unwrap().to_string()
+}
+
+/// `kvarn selfplay` of two games of Six at 2 simulations on one thread into `out`.
+fn small_selfplay<'a>(config: &'a str, out: &'a Path) -> Vec<&'a str> {
+    let mut args = vec!["selfplay", "--config", config];
+    args.extend(["--games", "2", "--simulations", "2", "--threads", "1"]);
+    args.extend(["--out", out.to_str().unwrap()]);
+    args
+}
+
 #[test]
 fn selfplay_refuses_a_folder_that_holds_shards_unless_told_to_overwrite() {
     let dir = tempfile::tempdir().unwrap();
@@ -49,20 +63,8 @@ fn selfplay_refuses_a_folder_that_holds_shards_unless_told_to_overwrite() {
     let old = out.join("selfplay-g0000000.kvsp");
     std::fs::write(&old, b"an earlier run's games").unwrap();
     std::fs::write(out.join("selfplay-g0000064.kvsp"), b"more").unwrap();
-    let config = paths::workspace().join("configs/selfplay-six.toml");
-    let args = [
-        "selfplay",
-        "--config",
-        config.to_str().unwrap(),
-        "--games",
-        "2",
-        "--simulations",
-        "2",
-        "--threads",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-    ];
+    let config = selfplay_config();
+    let args = small_selfplay(&config, &out);
     let (ok, _, err) = kvarn(&args);
     assert!(!ok);
     assert!(err.contains(out.to_str().unwrap()), "{err}");
@@ -90,20 +92,8 @@ fn selfplay_refuses_a_folder_another_process_writes() {
     let out = dir.path().join("shards");
     std::fs::create_dir(&out).unwrap();
     let _held = kvarn_storage::lock_folder(&out, ".kvarn-selfplay.lock").unwrap();
-    let config = paths::workspace().join("configs/selfplay-six.toml");
-    let (ok, _, err) = kvarn(&[
-        "selfplay",
-        "--config",
-        config.to_str().unwrap(),
-        "--games",
-        "2",
-        "--simulations",
-        "2",
-        "--threads",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let config = selfplay_config();
+    let (ok, _, err) = kvarn(&small_selfplay(&config, &out));
     assert!(!ok);
     assert!(err.contains("is in use by another kvarn (process"), "{err}");
     let shards = std::fs::read_dir(&out)
