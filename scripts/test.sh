@@ -54,6 +54,9 @@ if [ ! -d web/node_modules/onnxruntime-web ] || [ ! -d web/node_modules/playwrig
     npm ci --prefix web --no-audit --no-fund --loglevel=error
 fi
 
+# The layering: no two modules of a crate import each other.
+python3 scripts/module-cycles.py >/dev/null || python3 scripts/module-cycles.py
+
 export KVARN_REQUIRE_ALL=1
 cargo test --workspace --locked "$@"
 # The AVX2 kernel path under an emulated CPU without AVX-512.

@@ -18,6 +18,7 @@ pub mod export;
 pub mod file;
 pub mod graph;
 pub mod inference;
+mod layer;
 pub mod mlp;
 pub mod network;
 pub mod widen;

@@ -8,8 +8,8 @@
 use burn::tensor::Device;
 
 use crate::config::NetConfig;
-use crate::export::linear_parts;
 use crate::file::ModelFileError;
+use crate::layer::linear_parts;
 use crate::network::{Model, Network};
 
 /// `network` with `hidden` units in each layer, its outputs unchanged. The new units'

@@ -23,7 +23,7 @@
 
 use kvarn_game::{Position, Rules};
 
-use crate::Value;
+use crate::value::Value;
 
 /// The game-theoretic value `value` of `pos` (for the player to move), as a certain result
 /// under `rules`' draw rules: `Some` when the game will end that way with perfect play

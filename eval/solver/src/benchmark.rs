@@ -11,7 +11,9 @@ use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
 use crate::error::SolverError;
-use crate::{NOT_A_POSITION, Solver, Subspace, Value};
+use crate::solver::{NOT_A_POSITION, Solver};
+use crate::subspace::Subspace;
+use crate::value::Value;
 use kvarn_game::Outcome;
 use kvarn_storage::{parse_jsonl, write_jsonl};
 

@@ -5,7 +5,7 @@
 use kvarn_game::{Color, Game, Move};
 use serde::{Serialize, Serializer};
 
-use crate::Solver;
+use crate::solver::Solver;
 use kvarn_game::Outcome;
 use kvarn_game::Phase;
 

@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 use kvarn_game::{Position, Rules, Variant};
 use serde::{Deserialize, Serialize};
 
-use crate::{Solver, Step, Subspace, plan_for};
+use crate::plan::{Step, plan_for};
+use crate::solver::Solver;
+use crate::subspace::Subspace;
 use kvarn_storage::{ContainerError, split_container, write_container};
 
 /// The first bytes of every database file.

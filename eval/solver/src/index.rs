@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use kvarn_game::{Bitboard, Board, Color, Position, Rules, SYMMETRY_COUNT, Setup};
 
-use crate::Subspace;
+use crate::subspace::Subspace;
 
 /// `BINOMIAL[n][k]` = n choose k, for n, k ≤ 24.
 static BINOMIAL: [[u64; 25]; 25] = {

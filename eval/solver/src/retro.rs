@@ -11,7 +11,9 @@
 use kvarn_game::{Bitboard, Color, Position};
 use rayon::prelude::*;
 
-use crate::{Solver, Subspace, Value, terminal_value};
+use crate::solver::{NOT_A_POSITION, Solver};
+use crate::subspace::Subspace;
+use crate::value::{Value, terminal_value};
 
 /// A result waiting at its distance: which side's table, which index, which value.
 type Pending = (usize, u32, Value);
@@ -157,7 +159,7 @@ fn packed(values: Vec<Option<Value>>, starts: &[Start]) -> Vec<u16> {
             if st.valid {
                 v.unwrap_or(Value::Draw).pack()
             } else {
-                crate::NOT_A_POSITION
+                NOT_A_POSITION
             }
         })
         .collect()

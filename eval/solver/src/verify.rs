@@ -5,7 +5,9 @@ use kvarn_game::{Position, Rules, Status};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::{NOT_A_POSITION, Solver, Subspace, Value};
+use crate::solver::{NOT_A_POSITION, Solver};
+use crate::subspace::Subspace;
+use crate::value::Value;
 
 /// Whether the player to move forces a win (`Some(true)`) or the opponent does
 /// (`Some(false)`) within `depth` decisions, by

@@ -26,7 +26,7 @@ impl Dense {
     }
 
     fn from_burn(layer: &burn::nn::Linear) -> Dense {
-        let (w, [rows, cols], b) = crate::export::linear_parts(layer);
+        let (w, [rows, cols], b) = crate::layer::linear_parts(layer);
         Dense {
             w: Array2::from_shape_vec((rows, cols), w).expect("weight shape"),
             b,

@@ -3,41 +3,12 @@
 //! output means.
 
 pub mod card;
+mod error;
 pub mod onnx;
 pub mod torch;
 
-use burn::nn::Linear;
-
 use crate::network::Network;
-
-/// A linear layer's weight (`[in, out]`, row-major, as burn and ONNX `MatMul` use it) and
-/// bias.
-pub(crate) fn linear_parts(layer: &Linear) -> (Vec<f32>, [usize; 2], Vec<f32>) {
-    let w = layer.weight.val();
-    let dims = w.dims();
-    let w: Vec<f32> = w.into_data().try_to_vec::<f32>().expect("f32 weights");
-    let b = match &layer.bias {
-        Some(b) => b.val().into_data().try_to_vec::<f32>().expect("f32 bias"),
-        None => vec![0.0; dims[1]],
-    };
-    (w, dims, b)
-}
-
-/// Why an export failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ExportError {
-    /// Writing a file failed.
-    #[error("{path}: {message}")]
-    Io {
-        /// The file.
-        path: String,
-        /// What failed.
-        message: String,
-    },
-    /// Serialising failed.
-    #[error("{0}")]
-    Encode(String),
-}
+pub use error::ExportError;
 
 /// The export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,9 +15,10 @@ use onnx_protobuf::{
 
 use kvarn_game::Board;
 
-use super::{ExportError, linear_parts};
+use super::error::ExportError;
 use crate::config::Dims;
 use crate::graph::{GraphNet, board_matrices};
+use crate::layer::linear_parts;
 use crate::mlp::ResidualMlp;
 use crate::network::{Model, Network};
 

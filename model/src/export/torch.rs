@@ -8,8 +8,9 @@ use std::collections::HashMap;
 
 use safetensors::tensor::{Dtype, TensorView};
 
-use super::{ExportError, linear_parts};
+use super::error::ExportError;
 use crate::graph::board_matrices;
+use crate::layer::linear_parts;
 use crate::network::{Model, Network};
 
 /// The tensors in PyTorch's layout, by name: `(shape, data)`.

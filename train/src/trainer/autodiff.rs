@@ -5,7 +5,7 @@ use kvarn_model::Network;
 use kvarn_model::burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use kvarn_model::burn::tensor::{Bool, Tensor, TensorData};
 
-use super::{LossWeights, Losses};
+use super::losses::{LossWeights, Losses};
 use crate::replay::Batch;
 
 /// A network on its device's autodiff form, with burn's optimiser state.

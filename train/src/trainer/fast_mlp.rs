@@ -7,7 +7,7 @@ use kvarn_model::cpu::{AdamW, MlpTraining, OptimizerStateError, kernels};
 use kvarn_model::{Model, Network};
 use rayon::prelude::*;
 
-use super::{LossWeights, Losses};
+use super::losses::{LossWeights, Losses};
 use crate::replay::Batch;
 
 /// What a masked-out action's logit becomes before the softmax (as in

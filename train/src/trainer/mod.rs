@@ -3,6 +3,7 @@
 
 mod autodiff;
 mod fast_mlp;
+mod losses;
 
 use kvarn_model::Network;
 use kvarn_model::cpu::MlpTraining;
@@ -11,44 +12,8 @@ use crate::config::{TrainConfig, TrainEngine};
 use crate::replay::Batch;
 use autodiff::Autodiff;
 use fast_mlp::FastMlp;
-
-/// Losses of one batch.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Losses {
-    /// Policy cross-entropy against the search policy (rows with a full search).
-    pub policy: f32,
-    /// Win/draw/loss cross-entropy against the value target.
-    pub value: f32,
-    /// The ownership head's cross-entropy against the ownership board (the final board,
-    /// or the board `train.ownership_horizon` decisions on), per point (0 without the head).
-    pub ownership: f32,
-    /// `policy + value_weight × value + ownership_weight × ownership`.
-    pub total: f32,
-    /// Share of rows with a full search whose most likely move is the search's most
-    /// visited one.
-    pub policy_accuracy: f32,
-    /// Share of rows whose most likely win/draw/loss is the target's.
-    pub value_accuracy: f32,
-    /// Learning rate of the step (0 when no step was taken).
-    pub learning_rate: f64,
-}
-
-/// The weights of the losses against the policy loss (`train.value_weight`,
-/// `train.ownership_weight`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct LossWeights {
-    pub value: f32,
-    pub ownership: f32,
-}
-
-impl LossWeights {
-    fn of(config: &TrainConfig) -> LossWeights {
-        LossWeights {
-            value: config.value_weight,
-            ownership: config.ownership_weight,
-        }
-    }
-}
+use losses::LossWeights;
+pub use losses::Losses;
 
 /// The implementation taking the steps.
 enum Engine {
