@@ -13,8 +13,10 @@ pub enum NetConfig {
     /// `blocks` residual layers `h <- relu(h + W h + b)`, then the two heads.
     Mlp {
         /// Width of every hidden layer.
+        #[schemars(range(min = 1, max = 8192))]
         hidden: usize,
         /// Residual layers after the stem.
+        #[schemars(range(min = 0, max = 64))]
         blocks: usize,
         /// A third head, for training only: the owner of each point on the game's final
         /// board (KataGo's ownership target), a dense signal about where the game goes
@@ -28,10 +30,13 @@ pub enum NetConfig {
     /// bilinear form, so the policy head itself follows the board's structure.
     Graph {
         /// Width of each point's vector.
+        #[schemars(range(min = 1, max = 1024))]
         channels: usize,
         /// Message-passing layers.
+        #[schemars(range(min = 0, max = 64))]
         layers: usize,
         /// Width of the value head's hidden layer.
+        #[schemars(range(min = 1, max = 8192))]
         value_hidden: usize,
     },
 }
@@ -69,22 +74,7 @@ impl NetConfig {
     /// # Errors
     /// The first size out of range, as `network.<key>`.
     pub fn validate(&self) -> Result<(), SettingError> {
-        let check = SettingError::check_range::<usize>;
-        match *self {
-            NetConfig::Mlp { hidden, blocks, .. } => {
-                check("network.hidden", hidden, 1..=8192)?;
-                check("network.blocks", blocks, 0..=64)
-            }
-            NetConfig::Graph {
-                channels,
-                layers,
-                value_hidden,
-            } => {
-                check("network.channels", channels, 1..=1024)?;
-                check("network.layers", layers, 0..=64)?;
-                check("network.value_hidden", value_hidden, 1..=8192)
-            }
-        }
+        kvarn_storage::check_declared(self, "network")
     }
 
     /// Whether the network has the training-only ownership head.

@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::endgame::Endgame;
 use crate::shard::Sample;
-use kvarn_storage::SettingError;
 
 /// Games started from positions of earlier games (`[selfplay.branch_starts]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -27,17 +26,20 @@ use kvarn_storage::SettingError;
 pub struct BranchStarts {
     /// Share of all games that start from a position of the previous generation's games
     /// (with `random_starts.share`, at most 1: the rest start from the empty board).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub share: f64,
     /// Plies after the branch point whose moves are drawn at `search.temperature` (the
     /// branch itself), before the game turns greedy (or to `search.late_temperature`);
     /// in place of `search.temperature_plies` for these games. The Gumbel root draws no
     /// moves at a temperature, so it ignores both.
+    #[schemars(range(min = 0, max = 200))]
     pub temperature_plies: u32,
     /// Also branch from positions of the placing phase (men still in hand), not only from
     /// the moving phase's.
     pub placing: bool,
     /// Share of the branch starts that begin after a move closing a mill (drawn uniformly
     /// among every such move of every position of the pool), with its removal pending.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub closing_mills: f64,
 }
 
@@ -49,30 +51,6 @@ impl Default for BranchStarts {
             placing: false,
             closing_mills: 0.0,
         }
-    }
-}
-
-impl BranchStarts {
-    /// Checks the settings.
-    ///
-    /// # Errors
-    /// The first setting out of range.
-    pub fn validate(&self) -> Result<(), SettingError> {
-        SettingError::check(
-            (0.0..=1.0).contains(&self.share),
-            "selfplay.branch_starts.share",
-            "must be in 0..=1",
-        )?;
-        SettingError::check(
-            (0.0..=1.0).contains(&self.closing_mills),
-            "selfplay.branch_starts.closing_mills",
-            "must be in 0..=1",
-        )?;
-        SettingError::check_range(
-            "selfplay.branch_starts.temperature_plies",
-            self.temperature_plies,
-            0..=200,
-        )
     }
 }
 

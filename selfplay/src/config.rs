@@ -122,18 +122,24 @@ pub struct SearchConfig {
     /// Root algorithm.
     pub root: RootSearch,
     /// Simulations per move in a full search (the ones that make training targets).
+    #[schemars(range(min = 1, max = 1_000_000))]
     pub simulations: u32,
     /// PUCT exploration constant.
+    #[schemars(transform = setting::bounds(setting::C_PUCT))]
     pub c_puct: f32,
     /// First-play urgency: an unvisited child is valued at the parent's value minus this
     /// times the square root of the prior mass already visited.
+    #[schemars(transform = setting::bounds(setting::FPU_REDUCTION))]
     pub fpu_reduction: f32,
     /// Dirichlet noise concentration at the root (PUCT self-play); scaled by 10 / legal
     /// moves, as AlphaZero's 0.3 for chess is with about 30 moves.
+    #[schemars(extend("exclusiveMinimum" = 0.0))]
     pub dirichlet_alpha: f32,
     /// Share of the root prior replaced by noise (0 turns noise off).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub dirichlet_epsilon: f32,
     /// Move temperature for the first `temperature_plies` plies.
+    #[schemars(extend("exclusiveMinimum" = 0.0))]
     pub temperature: f32,
     /// Plies played with `temperature` (in games started from an earlier game's position,
     /// `selfplay.branch_starts.temperature_plies` instead).
@@ -142,6 +148,7 @@ pub struct SearchConfig {
     /// only among moves the search cannot tell apart: where the network calls every move
     /// a draw, greedy self-play repeats the same moves and ends by repetition, and never
     /// learns which of them loses or which line wins.
+    #[schemars(range(min = 0.0))]
     pub late_temperature: f32,
     /// Whether `late_temperature` also draws removal decisions (true: every decision
     /// after the opening plies). A removal is a short tactic whose best choice the search
@@ -154,11 +161,13 @@ pub struct SearchConfig {
     /// search finds about equal, not those it knows are worse, such as a removal that
     /// leaves a mill to the opponent (Leela Chess Zero's `TempValueCutoff`). 2, the whole
     /// range, is off.
+    #[schemars(range(min = 0.0))]
     pub temperature_value_cutoff: f32,
     /// A move the late temperature drew counts as explored ([`crate::Sample::explored`],
     /// where training may cut the game's result) when its value is below the most visited
     /// move's by more than this: a move the search finds as good says as much of the
     /// position as the search's choice, and its game's result is kept.
+    #[schemars(range(min = 0.0))]
     pub explored_value_gap: f32,
     /// Forced playouts with policy-target pruning (after KataGo; its `k`, 2 there; 0 is
     /// off). In self-play's full searches (those asked for with root noise; PUCT), each
@@ -167,14 +176,18 @@ pub struct SearchConfig {
     /// visits so forced that did not earn themselves (at most the forced number, rounded
     /// down) are taken back out of the policy target and the visit counts the move is
     /// drawn from, so the target keeps what the search concluded.
+    #[schemars(range(min = 0.0))]
     pub forced_playouts: f32,
     /// Which root moves `forced_playouts` forces.
     pub forced_playouts_scope: ForcedScope,
     /// Gumbel: actions sampled at the root (k of Gumbel-Top-k).
+    #[schemars(transform = setting::bounds(setting::GUMBEL_ACTIONS))]
     pub gumbel_actions: u32,
     /// Gumbel: `c_visit` of the completed-Q transform.
+    #[schemars(transform = setting::bounds(setting::GUMBEL_C_VISIT))]
     pub gumbel_c_visit: f32,
     /// Gumbel: `c_scale` of the completed-Q transform.
+    #[schemars(transform = setting::bounds(setting::GUMBEL_C_SCALE))]
     pub gumbel_c_scale: f32,
     /// Keep the chosen child's subtree for the next move.
     pub reuse_tree: bool,
@@ -184,6 +197,7 @@ pub struct SearchConfig {
     /// `+contempt` to its opponent (wins are 1, losses -1). Nine is a draw with perfect
     /// play, and a search that values every draw at 0 settles for repetitions against
     /// weaker opponents; 0 keeps self-play's values symmetric.
+    #[schemars(transform = setting::bounds(setting::CONTEMPT))]
     pub contempt: f32,
     /// What the search reports as the root's win/draw/loss.
     pub root_value: RootValue,
@@ -196,6 +210,7 @@ pub struct SearchConfig {
     /// How the move played is picked where no temperature draws it (PUCT only).
     pub move_choice: MoveChoice,
     /// Standard errors taken off a move's value for `MoveChoice::Lcb`.
+    #[schemars(transform = setting::bounds(setting::LCB_STDEVS))]
     pub lcb_stdevs: f32,
 }
 
@@ -238,8 +253,10 @@ pub struct PlayoutCap {
     /// Whether to randomise at all; off means every move is a full search.
     pub enabled: bool,
     /// Probability of a full search.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub full_probability: f32,
     /// Simulations of a cheap search.
+    #[schemars(range(min = 1))]
     pub cheap_simulations: u32,
 }
 
@@ -265,8 +282,10 @@ impl Default for PlayoutCap {
 #[serde(deny_unknown_fields, default)]
 pub struct DeepSide {
     /// Share of the games with a deeper side (its colour drawn per game).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub share: f64,
     /// The deeper side's simulations, full and cheap, as a multiple of the others'.
+    #[schemars(range(min = 1, max = 64))]
     pub factor: u32,
 }
 
@@ -290,6 +309,7 @@ pub struct EndgameUse {
     pub adjudicate: bool,
     /// Share of the games that would be adjudicated that are played to the end instead,
     /// so that the network keeps seeing endgames.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub play_out_share: f64,
     /// Share of the random starts (`selfplay.random_starts`) drawn again until the
     /// databases know them as a certain win or loss for the player to move, at least
@@ -297,12 +317,15 @@ pub struct EndgameUse {
     /// wins (Nine's 3 v 4 with the flier to move: 87% drawn; 4 v 4: all but 0.005%
     /// drawn), so the long wins that the network must learn to find, and to defend
     /// against, are otherwise rarely played.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub decisive_starts: f64,
     /// Fewest turns to the end of a decisive start's win or loss (1: any).
+    #[schemars(range(min = 1))]
     pub decisive_min_turns: u16,
     /// Positions drawn from the databases each generation as exact training samples
     /// (see [`crate::exact`]), with the random starts' men counts; the share
     /// `decisive_starts` of them decisive, as the starts are. 0: none.
+    #[schemars(range(min = 0, max = 10_000_000))]
     pub exact_samples: u64,
 }
 
@@ -338,17 +361,22 @@ impl EndgameUse {
 #[serde(deny_unknown_fields, default)]
 pub struct SelfPlayConfig {
     /// Worker threads, each running its own interleaved games.
+    #[schemars(range(min = 1, max = 256))]
     pub threads: usize,
     /// Games each thread keeps in flight; their leaves share one network batch.
+    #[schemars(range(min = 1, max = 65536))]
     pub games_per_thread: usize,
     /// Games per shard file.
+    #[schemars(range(min = 1))]
     pub games_per_shard: usize,
     /// A game still going after this many plies is scored a draw.
+    #[schemars(range(min = 1))]
     pub max_plies: u32,
     /// Each game opens with a number of uniformly random decisions drawn from 0 to this
     /// (never one that ends the game), not kept as samples: varied starting positions,
     /// unbalanced ones among them, so that self-play also sees won and lost games. They
     /// count as plies of the game, for `temperature_plies` and `max_plies` alike.
+    #[schemars(range(min = 0, max = 200))]
     pub random_opening_plies: u32,
     /// Playout cap randomisation.
     pub playout_cap: PlayoutCap,
@@ -388,10 +416,13 @@ pub struct RayConfig {
     /// machine with `ray start`), "HOST:6379", or "ray://HOST:10001" (Ray Client).
     pub address: String,
     /// Games per task: the unit that a worker plays and that is retried when it dies.
+    #[schemars(range(min = 1, max = 1 << 20))]
     pub games_per_task: u64,
     /// Times a task whose worker or node died is tried again.
+    #[schemars(range(min = 0, max = 100))]
     pub max_retries: u32,
     /// Threads (and CPUs reserved) per task.
+    #[schemars(range(min = 1, max = 256))]
     pub threads_per_task: usize,
     /// The Python that runs the driver, with the `ray` package.
     pub python: String,
@@ -410,26 +441,15 @@ impl Default for RayConfig {
 }
 
 impl RayConfig {
-    /// Checks every setting.
+    /// Checks the settings no bound declares.
     ///
     /// # Errors
-    /// The first setting out of range.
+    /// The first unusable setting.
     pub fn validate(&self) -> Result<(), SettingError> {
         SettingError::check(
             !self.address.trim().is_empty(),
             "selfplay.ray.address",
             "must name the cluster (\"auto\", HOST:PORT or ray://HOST:PORT)",
-        )?;
-        SettingError::check_range(
-            "selfplay.ray.games_per_task",
-            self.games_per_task,
-            1..=1 << 20,
-        )?;
-        SettingError::check_range("selfplay.ray.max_retries", self.max_retries, 0..=100)?;
-        SettingError::check_range(
-            "selfplay.ray.threads_per_task",
-            self.threads_per_task,
-            1..=256,
         )?;
         SettingError::check(
             !self.python.trim().is_empty(),
@@ -459,71 +479,13 @@ impl Default for SelfPlayConfig {
 }
 
 impl SearchConfig {
-    /// Checks every setting.
+    /// Checks every setting: each against the bounds its declaration states, then the
+    /// rules between settings.
     ///
     /// # Errors
     /// The first setting out of range.
     pub fn validate(&self) -> Result<(), SettingError> {
-        SettingError::check_range("search.simulations", self.simulations, 1..=1_000_000)?;
-        // The keys that are also the player's, against the ranges declared for both.
-        setting::check("search.c_puct", setting::C_PUCT, self.c_puct)?;
-        setting::check(
-            "search.fpu_reduction",
-            setting::FPU_REDUCTION,
-            self.fpu_reduction,
-        )?;
-        setting::check("search.contempt", setting::CONTEMPT, self.contempt)?;
-        setting::check("search.lcb_stdevs", setting::LCB_STDEVS, self.lcb_stdevs)?;
-        setting::check(
-            "search.gumbel_actions",
-            setting::GUMBEL_ACTIONS,
-            self.gumbel_actions,
-        )?;
-        setting::check(
-            "search.gumbel_c_visit",
-            setting::GUMBEL_C_VISIT,
-            self.gumbel_c_visit,
-        )?;
-        setting::check(
-            "search.gumbel_c_scale",
-            setting::GUMBEL_C_SCALE,
-            self.gumbel_c_scale,
-        )?;
-        SettingError::check(
-            self.dirichlet_alpha > 0.0,
-            "search.dirichlet_alpha",
-            "must be positive",
-        )?;
-        SettingError::check(
-            (0.0..=1.0).contains(&self.dirichlet_epsilon),
-            "search.dirichlet_epsilon",
-            "must be in 0..=1",
-        )?;
-        SettingError::check(
-            self.temperature > 0.0,
-            "search.temperature",
-            "must be positive",
-        )?;
-        SettingError::check(
-            self.late_temperature >= 0.0,
-            "search.late_temperature",
-            "must be >= 0",
-        )?;
-        SettingError::check(
-            self.temperature_value_cutoff >= 0.0,
-            "search.temperature_value_cutoff",
-            "must be >= 0",
-        )?;
-        SettingError::check(
-            self.explored_value_gap >= 0.0,
-            "search.explored_value_gap",
-            "must be >= 0",
-        )?;
-        SettingError::check(
-            self.forced_playouts >= 0.0,
-            "search.forced_playouts",
-            "must be >= 0",
-        )?;
+        kvarn_storage::check_declared(self, "search")?;
         SettingError::check(
             self.forced_playouts == 0.0 || self.root == RootSearch::Puct,
             "search.forced_playouts",
@@ -538,69 +500,23 @@ impl SearchConfig {
 }
 
 impl SelfPlayConfig {
-    /// Checks every setting.
+    /// Checks every setting: each against the bounds its declaration states, then the
+    /// rules between settings.
     ///
     /// # Errors
     /// The first setting out of range.
     pub fn validate(&self) -> Result<(), SettingError> {
-        SettingError::check_range("selfplay.threads", self.threads, 1..=256)?;
-        SettingError::check_range(
-            "selfplay.games_per_thread",
-            self.games_per_thread,
-            1..=65536,
-        )?;
-        SettingError::check(
-            self.games_per_shard >= 1,
-            "selfplay.games_per_shard",
-            "must be at least 1",
-        )?;
-        SettingError::check(
-            self.max_plies >= 1,
-            "selfplay.max_plies",
-            "must be at least 1",
-        )?;
-        SettingError::check_range(
-            "selfplay.random_opening_plies",
-            self.random_opening_plies,
-            0..=200,
-        )?;
+        kvarn_storage::check_declared(self, "selfplay")?;
         SettingError::check(
             self.random_opening_plies < self.max_plies,
             "selfplay.random_opening_plies",
             "must be less than selfplay.max_plies: a game needs plies left to play",
         )?;
-        SettingError::check(
-            (0.0..=1.0).contains(&self.playout_cap.full_probability),
-            "selfplay.playout_cap.full_probability",
-            "must be in 0..=1",
-        )?;
-        SettingError::check(
-            (0.0..=1.0).contains(&self.endgame.play_out_share),
-            "selfplay.endgame.play_out_share",
-            "must be in 0..=1",
-        )?;
         self.random_starts.validate()?;
-        self.branch_starts.validate()?;
         SettingError::check(
             self.random_starts.share + self.branch_starts.share <= 1.0,
             "selfplay.branch_starts.share",
             "and selfplay.random_starts.share add up to more than 1",
-        )?;
-        SettingError::check(
-            (0.0..=1.0).contains(&self.deep_side.share),
-            "selfplay.deep_side.share",
-            "must be in 0..=1",
-        )?;
-        SettingError::check_range("selfplay.deep_side.factor", self.deep_side.factor, 1..=64)?;
-        SettingError::check(
-            (0.0..=1.0).contains(&self.endgame.decisive_starts),
-            "selfplay.endgame.decisive_starts",
-            "must be in 0..=1",
-        )?;
-        SettingError::check(
-            self.endgame.decisive_min_turns >= 1,
-            "selfplay.endgame.decisive_min_turns",
-            "must be at least 1",
         )?;
         SettingError::check(
             self.endgame.decisive_starts == 0.0 || self.random_starts.share > 0.0,
@@ -613,16 +529,6 @@ impl SelfPlayConfig {
             "selfplay.random_starts.phases",
             "must be [\"moving\"] with decisive starts or exact samples: the databases value \
              only the moving phase",
-        )?;
-        SettingError::check_range(
-            "selfplay.endgame.exact_samples",
-            self.endgame.exact_samples,
-            0..=10_000_000,
-        )?;
-        SettingError::check(
-            self.playout_cap.cheap_simulations >= 1,
-            "selfplay.playout_cap.cheap_simulations",
-            "must be at least 1",
         )?;
         self.ray.validate()
     }

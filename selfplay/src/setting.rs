@@ -5,8 +5,6 @@
 
 use std::path::PathBuf;
 
-use kvarn_storage::SettingError;
-
 /// What values a setting takes: the parser, the range shown to people and the engine
 /// protocol's option type all come from it.
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +26,25 @@ pub enum Kind {
     Flag,
     /// A path.
     Path,
+}
+
+/// A kind's range as the bounds of a configuration key's JSON Schema, for the keys of
+/// `[search]` that the player shares (`#[schemars(transform = setting::bounds(C_PUCT))]`):
+/// the checks of [`kvarn_storage::check_declared`] and `kvarn config` then read the ranges
+/// declared here.
+pub fn bounds(kind: Kind) -> impl FnMut(&mut schemars::Schema) {
+    move |schema| match kind {
+        Kind::Count(min, max) => {
+            schema.insert("minimum".into(), min.into());
+            schema.insert("maximum".into(), max.into());
+        }
+        Kind::Real { min, max, above } => {
+            let bound = if above { "exclusiveMinimum" } else { "minimum" };
+            schema.insert(bound.into(), f64::from(min).into());
+            schema.insert("maximum".into(), f64::from(max).into());
+        }
+        Kind::Choice(_) | Kind::Flag | Kind::Path => {}
+    }
 }
 
 /// A value read by its [`Kind`].
@@ -123,13 +140,3 @@ pub const LCB_STDEVS: Kind = Kind::Real {
     max: 100.0,
     above: false,
 };
-
-/// Checks `value` of the configuration key `key` against `kind`.
-///
-/// # Errors
-/// The key and what is wrong.
-pub fn check(key: &str, kind: Kind, value: impl std::fmt::Display) -> Result<(), SettingError> {
-    kind.parse(&value.to_string())
-        .map(|_| ())
-        .map_err(|reason| SettingError::new(key, reason))
-}

@@ -16,11 +16,14 @@ use kvarn_storage::SettingError;
 #[serde(deny_unknown_fields, default)]
 pub struct RandomStarts {
     /// Share of the games that start from a random position instead of the empty board.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub share: f64,
     /// Fewest men a side has on the board at a start of the moving phase (at least 3).
+    #[schemars(range(min = 3, max = 12))]
     pub min_men: u8,
     /// Most men a side has on the board at a start of the moving phase (at most the
     /// variant's men).
+    #[schemars(range(min = 3, max = 12))]
     pub max_men: u8,
     /// The kinds of position a start is drawn from, each start one of them uniformly:
     /// `moving` (no men in hand, `min_men..=max_men` men a side on the board; with three
@@ -54,16 +57,14 @@ impl RandomStarts {
     /// # Errors
     /// The first setting out of range.
     pub fn validate(&self) -> Result<(), SettingError> {
+        kvarn_storage::check_declared(self, "selfplay.random_starts")?;
         SettingError::check(
-            (0.0..=1.0).contains(&self.share),
-            "selfplay.random_starts.share",
-            "must be in 0..=1",
-        )?;
-        SettingError::check_range("selfplay.random_starts.min_men", self.min_men, 3..=12)?;
-        SettingError::check_range(
+            self.max_men >= self.min_men,
             "selfplay.random_starts.max_men",
-            self.max_men,
-            self.min_men..=12,
+            format!(
+                "{} is less than selfplay.random_starts.min_men ({})",
+                self.max_men, self.min_men
+            ),
         )?;
         SettingError::check(
             !self.phases.is_empty(),

@@ -445,7 +445,10 @@ fn decisive_starts_are_refused_without_databases_or_random_starts() {
     let err = run(&decisive_job(1.5, 1), &eval, None)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("must be in 0..=1"), "{err}");
+    assert!(
+        err.contains("selfplay.endgame.decisive_starts: 1.5 is outside [0, 1]"),
+        "{err}"
+    );
     // The databases value only the moving phase's starts.
     let mut placing = decisive_job(0.5, 1);
     placing.selfplay.random_starts.phases =

@@ -28,7 +28,7 @@ mod folder;
 mod setting;
 
 pub use folder::{FolderLock, LockError, lock_folder, make_folder};
-pub use setting::SettingError;
+pub use setting::{Bounds, SettingError, check_declared, number_text};
 
 /// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,
 /// rename, then fsync the folder. A reader sees the old file or the new one, never a part.

@@ -1,6 +1,5 @@
 //! Training settings, the `[train]` table of a run configuration.
 
-use kvarn_selfplay::SearchConfig;
 use kvarn_storage::SettingError;
 use serde::{Deserialize, Serialize};
 
@@ -13,8 +12,10 @@ pub enum Schedule {
     /// Multiplied by `factor` every `every` steps.
     Step {
         /// Steps between drops.
+        #[schemars(range(min = 1))]
         every: u64,
         /// Factor of each drop.
+        #[schemars(range(max = 1.0), extend("exclusiveMinimum" = 0.0))]
         factor: f64,
     },
     /// Cosine decay from the rate to `min_fraction` of it over `steps` from step `start`,
@@ -22,8 +23,10 @@ pub enum Schedule {
     /// `--resume DIR --set train.schedule=...`), a warm restart.
     Cosine {
         /// Steps of the decay.
+        #[schemars(range(min = 1))]
         steps: u64,
         /// Where it ends, as a fraction of the starting rate.
+        #[schemars(range(min = 0.0, max = 1.0))]
         min_fraction: f64,
         /// The optimiser step where the decay begins (the full rate before it).
         #[serde(default)]
@@ -31,51 +34,30 @@ pub enum Schedule {
     },
 }
 
-impl Schedule {
-    /// Checks the schedule's numbers.
-    ///
-    /// # Errors
-    /// A step schedule that never steps or grows the rate, a cosine schedule that never
-    /// decays or ends outside [0, 1] of the rate.
-    fn validate(&self) -> Result<(), SettingError> {
-        match *self {
-            Schedule::Constant => Ok(()),
-            Schedule::Step { every, factor } => SettingError::check(
-                every >= 1 && factor.is_finite() && factor > 0.0 && factor <= 1.0,
-                "train.schedule",
-                "step needs every >= 1 and factor in (0, 1]",
-            ),
-            Schedule::Cosine {
-                steps,
-                min_fraction,
-                ..
-            } => SettingError::check(
-                steps >= 1 && min_fraction.is_finite() && (0.0..=1.0).contains(&min_fraction),
-                "train.schedule",
-                "cosine needs steps >= 1 and min_fraction in [0, 1]",
-            ),
-        }
-    }
-}
-
 /// Training settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
     /// Samples per mini-batch.
+    #[schemars(range(min = 1, max = 1 << 16))]
     pub batch_size: usize,
     /// Optimiser steps per generation.
+    #[schemars(range(min = 1))]
     pub steps_per_generation: u64,
     /// Starting learning rate.
+    #[schemars(extend("exclusiveMinimum" = 0.0, "exclusiveMaximum" = 10.0))]
     pub learning_rate: f64,
     /// Learning-rate schedule over all steps of the run.
     pub schedule: Schedule,
     /// AdamW's decoupled weight decay.
+    #[schemars(range(min = 0.0), extend("exclusiveMaximum" = 1.0))]
     pub weight_decay: f32,
     /// Weight of the value loss against the policy loss.
+    #[schemars(range(min = 0.0, max = 1000.0))]
     pub value_weight: f32,
     /// Weight of the ownership head's loss (mean over points) against the policy loss,
     /// where the network has the head (`network.ownership_head`).
+    #[schemars(range(min = 0.0, max = 1000.0))]
     pub ownership_weight: f32,
     /// Which games' final boards are ownership targets.
     pub ownership_games: OwnershipGames,
@@ -83,9 +65,11 @@ pub struct TrainConfig {
     /// board where the game ends sooner) instead of the final board: KataGo's future
     /// position target, which a drawn game's last board (wherever repetition stopped it)
     /// does not muddy. None: the final board.
+    #[schemars(range(min = 1, max = 1000))]
     pub ownership_horizon: Option<u32>,
     /// Share of the value target taken from the search's win/draw/loss rather than the
     /// game's result (0: the result only).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub search_value_share: f32,
     /// Before a move that self-play marked explored (drawn by the late temperature, worse
     /// than the search's choice), the outcome part of the value target is that move's
@@ -98,17 +82,21 @@ pub struct TrainConfig {
     pub cheap_search_value: CheapSearchValue,
     /// Removal decisions are drawn this many times as often as other samples (1:
     /// uniformly).
+    #[schemars(range(min = 0.01, max = 100.0))]
     pub removal_weight: f32,
     /// Share of each game's full-search draws given in proportion to their policy
     /// surprise, the rest evenly (KataGo's policy surprise weighting, which uses 0.5; 0:
     /// off). See [`crate::replay::surprise_frequencies`].
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub policy_surprise_share: f32,
     /// What the policy surprise weighs: how often a full search is drawn, value target
     /// and all (KataGo's), or only its policy loss.
     pub policy_surprise_weighs: SurpriseWeighs,
     /// Shards of the most recent generations kept in the replay window.
+    #[schemars(range(min = 1))]
     pub window_generations: u32,
     /// At most this many samples in the window (the newest kept).
+    #[schemars(range(min = 1))]
     pub window_samples: usize,
     /// Apply a random board symmetry to each sample.
     pub augment: bool,
@@ -203,70 +191,12 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
-    /// Checks every setting.
+    /// Checks every setting against the bounds its declaration states.
     ///
     /// # Errors
     /// The first setting out of range.
     pub fn validate(&self) -> Result<(), SettingError> {
-        SettingError::check_range("train.batch_size", self.batch_size, 1..=1 << 16)?;
-        SettingError::check(
-            self.learning_rate.is_finite() && self.learning_rate > 0.0 && self.learning_rate < 10.0,
-            "train.learning_rate",
-            "must be in (0, 10)",
-        )?;
-        SettingError::check(
-            self.weight_decay.is_finite() && (0.0..1.0).contains(&self.weight_decay),
-            "train.weight_decay",
-            "must be in [0, 1)",
-        )?;
-        SettingError::check(
-            self.steps_per_generation >= 1,
-            "train.steps_per_generation",
-            "must be at least 1: a generation that trains nothing promotes the same weights",
-        )?;
-        SettingError::check(
-            self.value_weight.is_finite() && (0.0..=1000.0).contains(&self.value_weight),
-            "train.value_weight",
-            "must be a finite number in [0, 1000]",
-        )?;
-        SettingError::check(
-            self.ownership_weight.is_finite() && (0.0..=1000.0).contains(&self.ownership_weight),
-            "train.ownership_weight",
-            "must be a finite number in [0, 1000]",
-        )?;
-        SettingError::check(
-            self.ownership_horizon
-                .is_none_or(|k| (1..=1000).contains(&k)),
-            "train.ownership_horizon",
-            "must be in [1, 1000] decisions (0 would be the input's own board)",
-        )?;
-        SettingError::check(
-            self.search_value_share.is_finite() && (0.0..=1.0).contains(&self.search_value_share),
-            "train.search_value_share",
-            "must be in [0, 1]",
-        )?;
-        SettingError::check(
-            self.removal_weight.is_finite() && (0.01..=100.0).contains(&self.removal_weight),
-            "train.removal_weight",
-            "must be a number in [0.01, 100]",
-        )?;
-        SettingError::check(
-            self.policy_surprise_share.is_finite()
-                && (0.0..=1.0).contains(&self.policy_surprise_share),
-            "train.policy_surprise_share",
-            "must be in [0, 1]",
-        )?;
-        SettingError::check(
-            self.window_generations >= 1,
-            "train.window_generations",
-            "must be at least 1: the window must hold something",
-        )?;
-        SettingError::check(
-            self.window_samples >= 1,
-            "train.window_samples",
-            "must be at least 1: the window must hold something",
-        )?;
-        self.schedule.validate()
+        kvarn_storage::check_declared(self, "train")
     }
 
     /// The learning rate at optimiser step `step` (counted over the whole run).
@@ -286,32 +216,4 @@ impl TrainConfig {
             }
         }
     }
-}
-
-/// Checks that the float settings of `[search]` are finite: its own checks (`> 0`,
-/// `>= 0`) let `inf` through, which TOML writes plainly and which a large number becomes
-/// as an `f32`.
-///
-/// # Errors
-/// The first that is not, named by its key.
-pub fn check_search_finite(search: &SearchConfig) -> Result<(), SettingError> {
-    for (key, value) in [
-        ("search.c_puct", search.c_puct),
-        ("search.fpu_reduction", search.fpu_reduction),
-        ("search.dirichlet_alpha", search.dirichlet_alpha),
-        ("search.dirichlet_epsilon", search.dirichlet_epsilon),
-        ("search.temperature", search.temperature),
-        ("search.late_temperature", search.late_temperature),
-        (
-            "search.temperature_value_cutoff",
-            search.temperature_value_cutoff,
-        ),
-        ("search.explored_value_gap", search.explored_value_gap),
-        ("search.forced_playouts", search.forced_playouts),
-        ("search.gumbel_c_visit", search.gumbel_c_visit),
-        ("search.gumbel_c_scale", search.gumbel_c_scale),
-    ] {
-        SettingError::check(value.is_finite(), key, "must be a finite number")?;
-    }
-    Ok(())
 }

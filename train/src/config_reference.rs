@@ -8,6 +8,7 @@ use std::fmt::Write;
 
 use kvarn_selfplay::PlayerSettings;
 use kvarn_selfplay::player::SETTINGS;
+use kvarn_storage::{Bounds, number_text};
 use serde_json::Value;
 
 use crate::RunConfig;
@@ -178,8 +179,12 @@ fn values(root: &Value, schema: &Value) -> String {
         .iter()
         .filter(|t| **t != "null")
         .map(|t| match *t {
-            "integer" => whole_range(schema),
-            "number" => "a number".to_string(),
+            "integer" => Bounds::of(schema)
+                .describe(true)
+                .map_or("a whole number".into(), |r| in_words("a whole number", &r)),
+            "number" => Bounds::of(schema)
+                .describe(false)
+                .map_or("a number".into(), |r| in_words("a number", &r)),
             "boolean" => "true|false".to_string(),
             "string" => "text".to_string(),
             "array" => format!(
@@ -199,11 +204,12 @@ fn values(root: &Value, schema: &Value) -> String {
     }
 }
 
-/// A whole number's range as its schema bounds it (the widths of Rust's integer types).
-fn whole_range(schema: &Value) -> String {
-    match schema.get("minimum").and_then(Value::as_f64) {
-        Some(min) if min >= 0.0 => "a whole number >= 0".into(),
-        _ => "a whole number".into(),
+/// `a number in [0, 1]`, `a whole number >= 1`.
+fn in_words(what: &str, range: &str) -> String {
+    if range.starts_with(['<', '>']) {
+        format!("{what} {range}")
+    } else {
+        format!("{what} in {range}")
     }
 }
 
@@ -237,20 +243,8 @@ fn toml_text(v: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        Value::Number(n) if n.is_f64() => n.as_f64().map_or(n.to_string(), shortest),
+        Value::Number(n) if n.is_f64() => n.as_f64().map_or(n.to_string(), number_text),
         other => other.to_string(),
-    }
-}
-
-/// A real number in the fewest digits that read back as it: most settings are `f32`, and
-/// their defaults widened to `f64` would show as 0.30000001192092896.
-fn shortest(x: f64) -> String {
-    #[allow(clippy::cast_possible_truncation)]
-    let single = x as f32;
-    if f64::from(single) == x {
-        format!("{single:?}")
-    } else {
-        format!("{x:?}")
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kvarn_arena::sprt::SprtParams;
+use kvarn_arena::sprt::{MAX_ELO, SprtParams};
 use kvarn_game::{Rules, Variant};
 use kvarn_model::{DeviceChoice, NetConfig};
 use kvarn_selfplay::{
@@ -20,21 +20,26 @@ use crate::config::TrainConfig;
 #[serde(deny_unknown_fields, default)]
 pub struct LoopConfig {
     /// Generations to run.
+    #[schemars(range(min = 1, max = 100_000))]
     pub generations: u32,
     /// Self-play games per generation.
+    #[schemars(range(min = 1))]
     pub games_per_generation: u64,
     /// Optimiser steps between checkpoints.
+    #[schemars(range(min = 1))]
     pub checkpoint_every: u64,
     /// Games of the new model against the model that played the generation's games.
     pub games_vs_previous: usize,
     /// The new model replaces the self-play model only when it scores at least this
     /// against it (0: always).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub promotion_score: f64,
     /// Gate by a sequential test instead: the new model plays the self-play model in game
     /// pairs until the test decides (or `max_games`), and replaces it only when the test
     /// accepts that it is `elo1` stronger rather than `elo0`.
     pub gate: Option<GateConfig>,
     /// Depths of the alpha-beta baseline to play each generation.
+    #[schemars(inner(range(min = 1, max = 30)))]
     pub baseline_depths: Vec<u32>,
     /// Games against each baseline depth.
     pub games_vs_baseline: usize,
@@ -58,6 +63,7 @@ pub struct LoopConfig {
     /// Evaluate every this many generations (and the first and last): evaluation games
     /// cost as much as self-play on a long Nine run, and the curve needs no more points.
     /// The generations between are promoted without a match.
+    #[schemars(range(min = 1, max = 100_000))]
     pub evaluate_every: u32,
 }
 
@@ -172,16 +178,21 @@ pub fn player_note(player: &PlayerSettings) -> String {
 #[serde(deny_unknown_fields)]
 pub struct GateConfig {
     /// Elo of the new model over the self-play model under H0.
+    #[schemars(range(min = -MAX_ELO, max = MAX_ELO))]
     pub elo0: f64,
     /// Elo under H1 (above `elo0`).
+    #[schemars(range(min = -MAX_ELO, max = MAX_ELO))]
     pub elo1: f64,
     /// The chance of promoting a model that is only `elo0` stronger.
     #[serde(default = "default_error_rate")]
+    #[schemars(extend("exclusiveMinimum" = 0.0, "exclusiveMaximum" = 1.0))]
     pub alpha: f64,
     /// The chance of keeping a model that is `elo1` stronger.
     #[serde(default = "default_error_rate")]
+    #[schemars(extend("exclusiveMinimum" = 0.0, "exclusiveMaximum" = 1.0))]
     pub beta: f64,
     /// Games at most; an undecided test keeps the self-play model.
+    #[schemars(range(min = 2))]
     pub max_games: usize,
 }
 
@@ -201,11 +212,7 @@ impl GateConfig {
     }
 
     fn validate(&self) -> Result<(), SettingError> {
-        SettingError::check(
-            self.max_games >= 2,
-            "loop.gate.max_games",
-            "must be at least 2",
-        )?;
+        kvarn_storage::check_declared(self, "loop.gate")?;
         self.params()
             .validate()
             .map_err(|e| SettingError::new("loop.gate", e.to_string()))
@@ -218,18 +225,7 @@ impl LoopConfig {
     /// # Errors
     /// The first bad setting, named by its key.
     pub fn validate(&self) -> Result<(), SettingError> {
-        SettingError::check_range("loop.generations", self.generations, 1..=100_000)?;
-        SettingError::check(
-            self.games_per_generation >= 1,
-            "loop.games_per_generation",
-            "must be at least 1",
-        )?;
-        SettingError::check(
-            self.checkpoint_every >= 1,
-            "loop.checkpoint_every",
-            "must be at least 1",
-        )?;
-        SettingError::check_range("loop.promotion_score", self.promotion_score, 0.0..=1.0)?;
+        kvarn_storage::check_declared(self, "loop")?;
         if let Some(gate) = &self.gate {
             gate.validate()?;
         }
@@ -238,15 +234,11 @@ impl LoopConfig {
             "loop.promotion_score",
             "promotion needs games against the previous model (loop.games_vs_previous)",
         )?;
-        SettingError::check_range("loop.evaluate_every", self.evaluate_every, 1..=100_000)?;
         SettingError::check(
             self.evaluate_every == 1 || (self.gate.is_none() && self.promotion_score <= 0.0),
             "loop.evaluate_every",
             "a gate or a promotion score needs an evaluation every generation (evaluate_every = 1)",
         )?;
-        for &d in &self.baseline_depths {
-            SettingError::check_range("loop.baseline_depths", d, 1..=30)?;
-        }
         Ok(())
     }
 }
@@ -263,10 +255,12 @@ pub struct SolverConfig {
     /// moving phase: see `max_men`).
     pub build_if_missing: bool,
     /// Nine Men's Morris: the moving phase is solved up to this many men a side.
+    #[schemars(range(min = 3, max = 9))]
     pub max_men: u8,
     /// Positions of the benchmark set, balanced over phases and values: taken from the
     /// committed tuning set of the rules where the repository has one (so that runs are
     /// judged on the same positions), else sampled once per run from the databases.
+    #[schemars(range(min = 1))]
     pub positions: usize,
     /// Games against the perfect player from the start position, colours alternating.
     pub games_vs_perfect: usize,
@@ -304,15 +298,15 @@ impl SolverConfig {
     /// The first bad setting, named by its key.
     pub fn validate(&self, variant: Variant) -> Result<(), SettingError> {
         let Some(db) = &self.db else {
-            return Ok(());
+            return kvarn_storage::check_declared(self, "solver");
         };
         SettingError::check(
             variant == Variant::Nine || self.max_men == SolverConfig::default().max_men,
             "solver.max_men",
             format!("is for Nine Men's Morris's endgames: {variant} is solved whole"),
         )?;
+        kvarn_storage::check_declared(self, "solver")?;
         if variant == Variant::Nine {
-            SettingError::check_range("solver.max_men", self.max_men, 3..=9)?;
             SettingError::check(
                 self.games_vs_perfect == 0,
                 "solver.games_vs_perfect",
@@ -324,11 +318,6 @@ impl SolverConfig {
                 "the perfect player needs the whole game solved, which Kvarn does for Six and Five only (set 0 for Nine)",
             )?;
         }
-        SettingError::check(
-            self.positions >= 1,
-            "solver.positions",
-            "must be at least 1",
-        )?;
         SettingError::check(
             self.databases_present() || self.build_if_missing,
             "solver.db",
@@ -527,7 +516,6 @@ impl RunConfig {
     /// The first bad setting, named by its key.
     pub fn validate(&self) -> Result<(), SettingError> {
         self.network.validate()?;
-        crate::config::check_search_finite(&self.search)?;
         self.search.validate()?;
         self.selfplay.validate()?;
         self.train.validate()?;
