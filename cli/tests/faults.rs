@@ -1,8 +1,12 @@
 //! Fault injection: `kvarn train` killed (SIGKILL) at random points — while solving the
 //! databases, in self-play, training, evaluation or a manifest write — and resumed each
-//! time ends with the same models and figures as a run that was never stopped.
+//! time ends with the same models and figures as a run that was never stopped. Between
+//! kills, files that are not the run's are put where it reads them (another run's
+//! checkpoint, an older checkpoint of its own, another generation's model, a copy of one
+//! of its shards): each resume then is refused naming the file, and once the file is
+//! put back the run goes on as if nothing had happened.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -87,11 +91,20 @@ fn finish(child: Child) {
 /// one place; one that finds it moved on narrows the next by a fifth (to a quarter at
 /// least), so that a span measured in a slow moment does not let the run end in a few
 /// kills.
-fn killed_run(cfg: &Path, run: &Path, startup: Duration, span: Duration) -> Vec<String> {
+fn killed_run(
+    cfg: &Path,
+    run: &Path,
+    startup: Duration,
+    span: Duration,
+    tampering: &mut Tampering,
+) -> Vec<String> {
     let mut rng = Pcg64Mcg::seed_from_u64(17);
     let mut kills: Vec<String> = Vec::new();
     let mut stretch = 1.0;
     while kills.len() < KILLS {
+        if kills.len() % 2 == 1 {
+            tampering.try_next(cfg, run);
+        }
         let mut child = train(cfg, run);
         let wait = startup + span.mul_f64(rng.random_range(0.0..0.1) * stretch);
         let began = Instant::now();
@@ -121,6 +134,109 @@ fn killed_run(cfg: &Path, run: &Path, startup: Duration, span: Duration) -> Vec<
     }
     finish(train(cfg, run));
     kills
+}
+
+/// The ways a file that is not the run's gets into its folder.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tamper {
+    /// The checkpoint of another run of the same configuration.
+    ForeignCheckpoint,
+    /// The run's own checkpoint from two or more generations ago.
+    StaleCheckpoint,
+    /// The self-play model replaced by another generation's.
+    SwappedModel,
+    /// A copy of one of the replay window's shards, so its games twice.
+    RepeatedShard,
+}
+
+const TAMPERS: [Tamper; 4] = [
+    Tamper::ForeignCheckpoint,
+    Tamper::StaleCheckpoint,
+    Tamper::SwappedModel,
+    Tamper::RepeatedShard,
+];
+
+/// Tampering with the killed run between kills, each way in turn.
+struct Tampering {
+    /// A finished run of the same configuration (another run: its own identity).
+    other: PathBuf,
+    /// The killed run's checkpoint as first seen after a generation, with the generations
+    /// done then.
+    snapshot: Option<(u32, Vec<u8>)>,
+    /// Each refusal seen: the way, and the file the resume named.
+    refused: Vec<(Tamper, String)>,
+    next: usize,
+}
+
+impl Tampering {
+    /// Puts the next way's file in place where it applies now, checks that a resume
+    /// refuses it by name, and puts the run's own file back.
+    fn try_next(&mut self, cfg: &Path, run: &Path) {
+        let dir = RunDir::new(run);
+        let Ok(m) = Manifest::read(&dir) else {
+            return;
+        };
+        let done = m.generations_done();
+        if done == GENERATIONS {
+            return; // a resume has nothing to do, so nothing to refuse
+        }
+        if self.snapshot.is_none() && done >= 1 && dir.checkpoint().exists() {
+            self.snapshot = Some((done, std::fs::read(dir.checkpoint()).unwrap()));
+        }
+        let kind = TAMPERS[self.next % TAMPERS.len()];
+        let Some((target, foreign)) = self.file_for(kind, &dir, &m) else {
+            return;
+        };
+        self.next += 1;
+        let original = std::fs::read(&target).ok();
+        std::fs::write(&target, foreign).unwrap();
+        let out = train(cfg, run).wait_with_output().unwrap();
+        match original {
+            Some(bytes) => std::fs::write(&target, bytes).unwrap(),
+            None => std::fs::remove_file(&target).unwrap(),
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let name = target.file_name().unwrap().to_string_lossy().to_string();
+        assert!(
+            !out.status.success() && stderr.contains(&name),
+            "{kind:?}: {} was not refused by name: {stderr}",
+            target.display()
+        );
+        self.refused.push((kind, name));
+    }
+
+    /// Where `kind` puts which bytes now, if it applies.
+    fn file_for(&self, kind: Tamper, dir: &RunDir, m: &Manifest) -> Option<(PathBuf, Vec<u8>)> {
+        let other = RunDir::new(&self.other);
+        let done = m.generations_done();
+        match kind {
+            Tamper::ForeignCheckpoint => dir
+                .checkpoint()
+                .exists()
+                .then(|| (dir.checkpoint(), std::fs::read(other.checkpoint()).unwrap())),
+            Tamper::StaleCheckpoint => {
+                let (then, bytes) = self.snapshot.as_ref()?;
+                (done >= then + 2).then(|| (dir.checkpoint(), bytes.clone()))
+            }
+            Tamper::SwappedModel => {
+                let champion = m.selfplay_model();
+                let another = if champion == 0 { 1 } else { champion - 1 };
+                Some((
+                    dir.model(champion),
+                    std::fs::read(other.model(another)).unwrap(),
+                ))
+            }
+            Tamper::RepeatedShard => {
+                let g = done + 1;
+                let source = [g, done]
+                    .into_iter()
+                    .filter(|&h| h >= 1)
+                    .find_map(|h| dir.shard_files(h).ok()?.first().cloned())?;
+                let copy = source.with_file_name("selfplay-copy.kvsp");
+                Some((copy, std::fs::read(&source).unwrap()))
+            }
+        }
+    }
 }
 
 /// Where a run stands: generations done, shards of the next, files of its stages.
@@ -199,7 +315,23 @@ fn a_run_killed_at_random_points_and_resumed_equals_an_uninterrupted_one() {
         })
         .min()
         .unwrap();
-    let kills = killed_run(&cfg_killed, &killed, startup, span);
+    let other = dir.path().join("other");
+    finish(train(&cfg_whole, &other));
+    let mut tampering = Tampering {
+        other,
+        snapshot: None,
+        refused: Vec::new(),
+        next: 0,
+    };
+    let kills = killed_run(&cfg_killed, &killed, startup, span, &mut tampering);
+    eprintln!("refused: {:#?}", tampering.refused);
+    for kind in TAMPERS {
+        assert!(
+            tampering.refused.iter().any(|(k, _)| *k == kind),
+            "{kind:?} never tried: {:?}",
+            tampering.refused
+        );
+    }
     let states: std::collections::BTreeSet<&String> = kills.iter().collect();
     eprintln!(
         "uninterrupted {:.2} s, startup {:.2} s; kills: {kills:#?}",
@@ -229,7 +361,7 @@ fn a_run_killed_at_random_points_and_resumed_equals_an_uninterrupted_one() {
     assert_eq!(outputs(&whole), outputs(&killed), "the same final model");
     let (a, b) = (RunDir::new(&whole), RunDir::new(&killed));
     for g in 1..=GENERATIONS {
-        let games = |d: &RunDir| kvarn_train::stages::selfplay::games_done(d, g).unwrap();
+        let games = |d: &RunDir| kvarn_train::binding::games_in_shards(d, &config, g).unwrap();
         assert_eq!(games(&a), games(&b), "generation {g}: every game once");
     }
 }

@@ -850,6 +850,7 @@ fn flush(
                 .collect(),
             model: job.model.clone(),
             source: SampleSource::Games,
+            seed: Some(job.seed),
         };
         write_shard(&path, &header, &samples)?;
         tracing::debug!(shard = %path.display(), games = games.len(), samples = samples.len(), "shard written");

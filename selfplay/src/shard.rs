@@ -113,6 +113,11 @@ pub struct ShardHeader {
     /// Where the samples come from (absent: games).
     #[serde(default, skip_serializing_if = "SampleSource::is_games")]
     pub source: SampleSource,
+    /// The seed the samples were drawn with (the job's, from which each game's is
+    /// derived), so that a run can tell its own shards from a stray one of another seed;
+    /// absent in shards written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// Where a shard's samples come from.

@@ -720,6 +720,7 @@ fn write_positions(path: &std::path::Path, rules: Rules, positions: &[kvarn_game
         }],
         model: "m.kvmodel".into(),
         source: Default::default(),
+        seed: None,
     };
     kvarn_selfplay::write_shard(path, &header, &samples).unwrap();
 }

@@ -64,6 +64,7 @@ fn valid_shard(rng: &mut Pcg64Mcg, rules: Rules) -> (Value, Vec<u8>) {
         game_list,
         model: "m.kvmodel".into(),
         source: Default::default(),
+        seed: None,
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.kvsp");

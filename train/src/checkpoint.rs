@@ -10,6 +10,7 @@ use kvarn_model::{ModelFileError, Provenance, file};
 use kvarn_storage::{ContainerError, read_container, write_container};
 use serde::{Deserialize, Serialize};
 
+use crate::binding::RunTag;
 use crate::config::TrainConfig;
 use crate::trainer::Trainer;
 
@@ -44,6 +45,9 @@ struct Header {
     model_bytes: u64,
     provenance: Provenance,
     progress: TrainingProgress,
+    /// The run that wrote it (absent in checkpoints written before it was recorded).
+    #[serde(default)]
+    run: RunTag,
 }
 
 /// Why a checkpoint could not be written or read.
@@ -73,6 +77,7 @@ pub fn save(
     trainer: &Trainer,
     provenance: &Provenance,
     progress: &TrainingProgress,
+    run: &RunTag,
     path: &Path,
 ) -> Result<(), CheckpointError> {
     let invalid = |reason: String| CheckpointError::Invalid {
@@ -86,6 +91,7 @@ pub fn save(
         model_bytes: model.len() as u64,
         provenance: provenance.clone(),
         progress: *progress,
+        run: run.clone(),
     };
     let mut payload = model;
     payload.extend_from_slice(&optimizer);
@@ -99,7 +105,20 @@ pub fn save(
     Ok(())
 }
 
-/// A trainer restored from a checkpoint, on `device` (its autodiff form for training).
+/// What a checkpoint restores.
+pub struct Restored {
+    /// The trainer, in its autodiff form for training.
+    pub trainer: Trainer,
+    /// The provenance of its network.
+    pub provenance: Provenance,
+    /// The training of the generation so far.
+    pub progress: TrainingProgress,
+    /// The run that wrote it.
+    pub run: RunTag,
+}
+
+/// A trainer restored from a checkpoint, on `device`, with what the checkpoint says of
+/// itself (the caller checks that it belongs to the run, [`crate::binding`]).
 ///
 /// # Errors
 /// The checkpoint is damaged, of another version, or its model does not load.
@@ -107,7 +126,7 @@ pub fn load(
     path: &Path,
     config: TrainConfig,
     device: &Device,
-) -> Result<(Trainer, Provenance, TrainingProgress), CheckpointError> {
+) -> Result<Restored, CheckpointError> {
     let invalid = |reason: String| CheckpointError::Invalid {
         path: path.display().to_string(),
         reason,
@@ -129,5 +148,10 @@ pub fn load(
         .load_optimizer(optimizer.to_vec())
         .map_err(invalid)?;
     trainer.step = header.step;
-    Ok((trainer, header.provenance, header.progress))
+    Ok(Restored {
+        trainer,
+        provenance: header.provenance,
+        progress: header.progress,
+        run: header.run,
+    })
 }

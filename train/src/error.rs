@@ -60,6 +60,19 @@ pub enum RunError {
         .0.display()
     )]
     NoBranchShards(PathBuf),
+    /// A file in the run folder that is not the run's: another run's checkpoint, an older
+    /// one, a replaced model, a stray or repeated shard.
+    #[error(
+        "{}: {reason}; it is not this run's file: move it away (a checkpoint may be left out \
+         with --inexact, which the manifest records)",
+        path.display()
+    )]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// What it holds that the run did not write there.
+        reason: String,
+    },
     /// A resume that cannot reproduce the uninterrupted run, not allowed.
     #[error("{0}; resume with --inexact to go on anyway (the manifest records it)")]
     Inexact(String),

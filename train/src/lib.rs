@@ -16,6 +16,7 @@
 //!   exact values.
 
 pub mod bench;
+pub mod binding;
 pub mod checkpoint;
 pub mod cluster;
 pub mod config;

@@ -4,6 +4,7 @@
 //! and a version, and read back only when its checksum and its own arithmetic hold, so
 //! that neither damage nor an edit can make a run believe something false of itself.
 
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 use kvarn_arena::elo::Tally;
@@ -70,6 +71,16 @@ pub struct RunState {
     /// configuration's count: a run stopped on its way there goes on to it when resumed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generations_target: Option<u32>,
+    /// The run's identity, written into its checkpoints so that another run's checkpoint
+    /// is told apart (absent in runs started before it was recorded, until their first
+    /// resume).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// SHA-256 of each generation's model file as the run wrote it, by generation, so
+    /// that a replaced model is refused before use (generations written before it was
+    /// recorded are checked by shape and rules only).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub models: BTreeMap<u32, String>,
 }
 
 /// Settings changed when a run was resumed (`kvarn train --resume DIR --set KEY=VALUE`).
@@ -116,6 +127,8 @@ impl Manifest {
                 config_crc32: Some(config_crc32),
                 amendments: Vec::new(),
                 generations_target: None,
+                run_id: Some(crate::binding::new_run_id()),
+                models: BTreeMap::new(),
             },
             history: Vec::new(),
         }

@@ -67,6 +67,14 @@ pub enum ReplayError {
         /// The run's.
         expected: Rules,
     },
+    /// A game is in two shards of one generation (a stray copy or another run's shard).
+    #[error("{path}: game {index} is in another shard of the generation too")]
+    RepeatedGame {
+        /// The second shard that holds it.
+        path: String,
+        /// The game's index.
+        index: u64,
+    },
 }
 
 /// The samples training draws from.
@@ -545,8 +553,15 @@ pub fn read_generation(
     shards: &[PathBuf],
 ) -> Result<(Vec<GameSamples>, Vec<Sample>), ReplayError> {
     let (mut games, mut exact) = (Vec::new(), Vec::new());
+    let mut seen = std::collections::HashSet::new();
     for path in shards {
         let (header, samples) = read_rules_shard(rules, path)?;
+        if let Some(game) = header.game_list.iter().find(|g| !seen.insert(g.index)) {
+            return Err(ReplayError::RepeatedGame {
+                path: path.display().to_string(),
+                index: game.index,
+            });
+        }
         match header.source {
             SampleSource::Games => games.extend(games_of_shard(rules, path, &header, samples)?),
             SampleSource::Databases => exact.extend(samples),

@@ -55,6 +55,10 @@ pub fn resumed_config(
             changed = true;
         }
     }
+    if manifest.state.run_id.is_none() {
+        manifest.state.run_id = Some(crate::binding::new_run_id());
+        changed = true;
+    }
     let origin = path.display().to_string();
     let base = &manifest.working_dir(dir);
     let text = amended(text, &origin, manifest.state.amendments.iter())?;

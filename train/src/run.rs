@@ -19,6 +19,7 @@ use kvarn_solver::benchmark::BenchPosition;
 use kvarn_solver::db::Databases;
 use kvarn_storage::write_atomically;
 
+use crate::binding::{self, CheckpointFacts, RunTag};
 use crate::checkpoint::{self, TrainingProgress};
 use crate::error::RunError;
 use crate::manifest::{
@@ -104,7 +105,9 @@ fn write_new_run(
     let here = std::env::current_dir().map_err(|e| RunError::io(Path::new("."), e))?;
     let run = std::path::absolute(dir.root()).map_err(|e| RunError::io(dir.root(), e))?;
     let working_dir = relative_working_dir(&here, &run).unwrap_or(here);
-    Manifest::new(working_dir, crc32fast::hash(config_text.as_bytes())).write(staging)
+    let mut manifest = Manifest::new(working_dir, crc32fast::hash(config_text.as_bytes()));
+    binding::record_model(staging, &mut manifest, 0)?;
+    manifest.write(staging)
 }
 
 /// A model a new run starts from in place of fresh weights.
@@ -226,6 +229,7 @@ pub fn run(
             return Ok(manifest);
         };
         log_generation(&mut run.metrics, &run.config, &record);
+        binding::record_model(dir, &mut manifest, record.generation)?;
         manifest.push(record.clone());
         manifest.write(dir)?;
         report::write(dir, &run.config, &manifest)?;
@@ -318,13 +322,15 @@ impl<'a> Run<'a> {
         let began = Instant::now();
         let champion = manifest.selfplay_model();
         let champion_path = dir.model(champion);
-        let (previous, _) = file::load(&champion_path, &self.device)?;
+        let previous = binding::load_model(dir, manifest, config, champion, &self.device)?;
         let selfplay = self.selfplay(manifest, g, (&previous, &champion_path))?;
+        let run = RunTag::of(manifest);
         let stage = TrainingStage {
             config,
             dir,
             generation: g,
             max_steps,
+            run: &run,
         };
         let done = self.trained;
         let trained = training::train(
@@ -440,20 +446,35 @@ fn trainer(
     options: &RunOptions,
     device: &Device,
 ) -> Result<(Trainer, TrainingProgress), RunError> {
-    if dir.checkpoint().exists() {
-        let (trainer, _, trained) =
-            checkpoint::load(&dir.checkpoint(), config.train.clone(), device)?;
-        return Ok((trainer, trained));
-    }
     let done = manifest.generations_done();
-    if done > 0 {
+    let path = dir.checkpoint();
+    if path.exists() {
+        let restored = checkpoint::load(&path, config.train.clone(), device)?;
+        let network = restored.trainer.network().for_inference();
+        let facts = CheckpointFacts {
+            tag: &restored.run,
+            step: restored.trainer.step,
+            network: &network,
+        };
+        match binding::check_checkpoint(&path, facts, manifest, config) {
+            Ok(()) => return Ok((restored.trainer, restored.progress)),
+            Err(RunError::Foreign { path, reason }) if options.allow_inexact => {
+                let reason = format!(
+                    "{}: {reason}: left out, training restarts it from generation {done}'s model",
+                    path.display()
+                );
+                exact::allow(dir, manifest, true, reason)?;
+            }
+            Err(refused) => return Err(refused),
+        }
+    } else if done > 0 {
         let reason = format!(
             "{} is missing: the optimiser state is lost, training restarts it from generation {done}'s model",
-            dir.checkpoint().display()
+            path.display()
         );
         exact::allow(dir, manifest, options.allow_inexact, reason)?;
     }
-    let (network, _) = file::load(&dir.model(done), device)?;
+    let network = binding::load_model(dir, manifest, config, done, device)?;
     let mut trainer = Trainer::new(&network, config.train.clone());
     trainer.step = u64::from(done) * config.train.steps_per_generation;
     Ok((trainer, TrainingProgress::default()))
@@ -462,8 +483,8 @@ fn trainer(
 /// Whether a resume can reproduce the uninterrupted run.
 mod exact {
     use super::{Manifest, RunConfig, RunDir, RunError};
+    use crate::binding::games_in_shards;
     use crate::manifest::InexactResume;
-    use crate::stages::selfplay::games_done;
 
     /// Checks that every earlier generation of the next one's replay window still has
     /// all its games, and its exact samples where it drew them (old shards may be gone
@@ -480,7 +501,8 @@ mod exact {
             .max(1);
         let games = config.run.games_per_generation;
         for h in first..g {
-            let found = games_done(dir, h)?.len() as u64;
+            let config_h = crate::resume::config_at(dir, manifest, h)?;
+            let found = games_in_shards(dir, &config_h, h)?.len() as u64;
             if found < games {
                 let reason = format!(
                     "generation {h} has {found} of its {games} self-play games in {}: the replay window differs",
@@ -489,10 +511,7 @@ mod exact {
                 allow(dir, manifest, allow_inexact, reason)?;
             }
             let exact = dir.exact_shard(h);
-            let drawn = crate::resume::config_at(dir, manifest, h)?
-                .selfplay
-                .endgame
-                .exact_samples;
+            let drawn = config_h.selfplay.endgame.exact_samples;
             if drawn > 0 && !exact.exists() {
                 let reason = format!(
                     "generation {h}'s {drawn} exact samples ({}) are missing: the replay window differs",

@@ -544,3 +544,125 @@ fn a_run_stopped_on_its_way_to_the_generations_asked_for_goes_on_to_them() {
     let m = run(&dir, &RunOptions::default(), None, |_, _| {}).unwrap();
     assert_eq!(m.generations_done(), 3);
 }
+
+/// A run of `cfg` in a folder of its own, `generations` generations done.
+fn run_of(cfg: &RunConfig, generations: u32) -> (tempfile::TempDir, RunDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = RunDir::new(tmp.path().join("run"));
+    begin(cfg, &dir).unwrap();
+    run(&dir, &gens(generations), None, |_, _| {}).unwrap();
+    (tmp, dir)
+}
+
+fn refused_file(e: &RunError) -> String {
+    match e {
+        RunError::Foreign { path, .. } => path.file_name().unwrap().to_string_lossy().into(),
+        other => panic!("not a foreign file: {other}"),
+    }
+}
+
+#[test]
+fn a_checkpoint_of_another_run_or_an_older_one_is_refused_by_name() {
+    let (_a, ours) = run_of(&config(1), 1);
+    let wider = RunConfig {
+        network: NetConfig::Mlp {
+            hidden: 32,
+            blocks: 1,
+            ownership_head: false,
+        },
+        ..config(1)
+    };
+    let five = RunConfig {
+        rules: Rules::new(Variant::Five),
+        ..config(1)
+    };
+    let own = std::fs::read(ours.checkpoint()).unwrap();
+    // Another run's checkpoint: wider, of other rules, or of the same configuration.
+    for other in [wider, five, config(1)] {
+        let (_b, theirs) = run_of(&other, 1);
+        std::fs::copy(theirs.checkpoint(), ours.checkpoint()).unwrap();
+        let e = run(&ours, &gens(2), None, |_, _| {}).unwrap_err();
+        assert_eq!(refused_file(&e), "checkpoint.kvckpt", "{e}");
+        assert!(e.to_string().contains("written by run"), "{e}");
+    }
+    // The run's own checkpoint, but older than the generations done.
+    std::fs::write(ours.checkpoint(), &own).unwrap();
+    run(&ours, &gens(2), None, |_, _| {}).unwrap();
+    std::fs::write(ours.checkpoint(), &own).unwrap();
+    let e = run(&ours, &gens(3), None, |_, _| {}).unwrap_err();
+    assert_eq!(refused_file(&e), "checkpoint.kvckpt", "{e}");
+    assert!(e.to_string().contains("at optimiser step 4"), "{e}");
+    // Left out when asked, and recorded: training goes on from the last model.
+    let inexact = RunOptions {
+        allow_inexact: true,
+        ..gens(3)
+    };
+    let m = run(&ours, &inexact, None, |_, _| {}).unwrap();
+    assert_eq!(m.history[2].step, 12, "training goes on at the right step");
+    assert_eq!(m.state.inexact_resumes.len(), 1);
+}
+
+#[test]
+fn a_replaced_model_is_refused_before_it_plays() {
+    let (_a, ours) = run_of(&config(1), 1);
+    let m = Manifest::read(&ours).unwrap();
+    let champion = ours.model(m.selfplay_model());
+    assert_eq!(m.state.models.len(), 2, "generations 0 and 1 recorded");
+    let wider = RunConfig {
+        network: NetConfig::Mlp {
+            hidden: 32,
+            blocks: 1,
+            ownership_head: false,
+        },
+        ..config(1)
+    };
+    // A model of another size, and one of the same size from another run.
+    for other in [
+        wider,
+        RunConfig {
+            seed: 10,
+            ..config(1)
+        },
+    ] {
+        let (_b, theirs) = run_of(&other, 1);
+        std::fs::copy(theirs.model(1), &champion).unwrap();
+        let e = run(&ours, &gens(2), None, |_, _| {}).unwrap_err();
+        assert_eq!(
+            refused_file(&e),
+            champion.file_name().unwrap().to_string_lossy(),
+            "{e}"
+        );
+        assert!(e.to_string().contains("was replaced"), "{e}");
+    }
+}
+
+#[test]
+fn a_stray_or_repeated_shard_is_refused_by_name() {
+    let (_a, ours) = run_of(&config(1), 1);
+    let shards = ours.shard_files(1).unwrap();
+    // A copy of one of the generation's shards: its games twice.
+    let copy = ours.shards(1).join("selfplay-copy.kvsp");
+    std::fs::copy(&shards[0], &copy).unwrap();
+    let e = run(&ours, &gens(2), None, |_, _| {}).unwrap_err();
+    assert!(e.to_string().contains("again"), "{e}");
+    std::fs::remove_file(&copy).unwrap();
+    // The shards of a run of another seed in place of the generation's own.
+    let (_b, theirs) = run_of(
+        &RunConfig {
+            seed: 10,
+            ..config(1)
+        },
+        1,
+    );
+    for s in &shards {
+        std::fs::remove_file(s).unwrap();
+    }
+    for s in theirs.shard_files(1).unwrap() {
+        std::fs::copy(&s, ours.shards(1).join(s.file_name().unwrap())).unwrap();
+    }
+    let e = run(&ours, &gens(2), None, |_, _| {}).unwrap_err();
+    assert!(
+        e.to_string().contains("of seed") && e.to_string().contains("generation 1 plays seed"),
+        "{e}"
+    );
+}

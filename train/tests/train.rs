@@ -277,9 +277,17 @@ fn a_checkpoint_resumes_training_exactly() {
         steps: 3,
         seconds: 0.25,
     };
-    kvarn_train::checkpoint::save(&trainer, &provenance, &progress, &path).unwrap();
-    let (mut resumed, p, q) = kvarn_train::checkpoint::load(&path, config, &device).unwrap();
-    assert_eq!((p, q), (provenance, progress));
+    let run = kvarn_train::binding::RunTag {
+        run_id: Some("0123456789abcdef".into()),
+        config_crc32: Some(7),
+    };
+    kvarn_train::checkpoint::save(&trainer, &provenance, &progress, &run, &path).unwrap();
+    let restored = kvarn_train::checkpoint::load(&path, config, &device).unwrap();
+    assert_eq!(
+        (restored.provenance, restored.progress, restored.run),
+        (provenance, progress, run)
+    );
+    let mut resumed = restored.trainer;
     assert_eq!(resumed.step, 3);
     for b in &batches[3..] {
         let a = trainer.train_step(b);
@@ -359,6 +367,7 @@ fn one_game_shard(path: &std::path::Path, rules: Rules, game: &[Sample]) {
         }],
         model: "test".into(),
         source: kvarn_selfplay::SampleSource::Games,
+        seed: None,
     };
     kvarn_selfplay::write_shard(path, &header, game).unwrap();
 }

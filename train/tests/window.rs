@@ -93,6 +93,7 @@ fn database_shard(rules: Rules, path: &std::path::Path, samples: &[kvarn_selfpla
         game_list: Vec::new(),
         model: "endgame databases".into(),
         source: kvarn_selfplay::SampleSource::Databases,
+        seed: None,
     };
     kvarn_selfplay::write_shard(path, &header, samples).unwrap();
 }

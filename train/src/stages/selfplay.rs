@@ -1,7 +1,6 @@
 //! The self-play stage: the generation's games by the self-play model, into shards,
 //! skipping the games a killed run already wrote.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -10,10 +9,11 @@ use kvarn_game::ENCODING_VERSION;
 use kvarn_model::{Inference, InferencePath, Network};
 use kvarn_selfplay::{
     Backend, BranchPool, Endgame, ExactSampling, SampleSource, SelfPlayJob, SelfPlayStats,
-    ShardHeader, read_shard, write_shard,
+    ShardHeader, write_shard,
 };
 
 use super::stream;
+use crate::binding::games_in_shards;
 use crate::cluster::{self, ClusterFigures, ClusterJob};
 use crate::error::RunError;
 use crate::replay;
@@ -34,41 +34,16 @@ pub struct SelfPlayStage<'a> {
     pub endgame: Option<&'a Arc<Endgame>>,
 }
 
-/// Indices of the games already in generation `g`'s shards.
-///
-/// # Errors
-/// A shard is unreadable.
-pub fn games_done(dir: &RunDir, g: u32) -> Result<BTreeSet<u64>, RunError> {
-    let mut done = BTreeSet::new();
-    let files = dir
-        .shard_files(g)
-        .map_err(|e| RunError::io(&dir.shards(g), e))?;
-    for p in files {
-        let (h, _) = read_shard(&p)?;
-        done.extend(h.game_list.iter().map(|x| x.index));
-    }
-    Ok(done)
-}
-
 /// Checks that generation `g`'s shards hold each of its `games` games exactly once.
 ///
 /// # Errors
-/// A shard is unreadable, or a game is missing or there twice.
-fn check_complete(dir: &RunDir, g: u32, games: u64) -> Result<(), RunError> {
-    let files = dir
-        .shard_files(g)
-        .map_err(|e| RunError::io(&dir.shards(g), e))?;
-    let (mut seen, mut listed) = (BTreeSet::new(), 0u64);
-    for p in files {
-        let (h, _) = read_shard(&p)?;
-        listed += h.game_list.len() as u64;
-        seen.extend(h.game_list.iter().map(|x| x.index));
-    }
-    if listed != games || seen.len() as u64 != games || seen.last() != games.checked_sub(1).as_ref()
-    {
+/// A shard is unreadable or not the run's, or a game is missing.
+fn check_complete(config: &RunConfig, dir: &RunDir, g: u32, games: u64) -> Result<(), RunError> {
+    let found = games_in_shards(dir, config, g)?;
+    if found.len() as u64 != games {
         return Err(RunError::Cluster(format!(
-            "generation {g}'s shards list {listed} games ({} different) where {games} were due",
-            seen.len()
+            "generation {g}'s shards hold {} of its {games} games",
+            found.len()
         )));
     }
     Ok(())
@@ -91,7 +66,7 @@ pub fn play(
         model: (network, file),
         endgame,
     } = *stage;
-    let skip = games_done(dir, g)?;
+    let skip = games_in_shards(dir, config, g)?;
     let games = config.run.games_per_generation;
     super::show_stage(
         progress,
@@ -112,7 +87,7 @@ pub fn play(
             pending: (0..games).filter(|i| !skip.contains(i)).collect(),
         };
         let (stats, figures) = cluster::play(&job, progress)?;
-        check_complete(dir, g, games)?;
+        check_complete(config, dir, g, games)?;
         exact_samples(stage)?;
         return Ok((stats, Some(figures)));
     }
@@ -217,6 +192,7 @@ fn exact_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
         game_list: Vec::new(),
         model: "endgame databases".into(),
         source: SampleSource::Databases,
+        seed: Some(seed),
     };
     write_shard(&path, &header, &samples)?;
     tracing::info!(

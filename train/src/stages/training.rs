@@ -9,6 +9,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use super::stream;
+use crate::binding::RunTag;
 use crate::checkpoint::{self, TrainingProgress};
 use crate::error::RunError;
 use crate::manifest::TrainingFigures;
@@ -28,6 +29,8 @@ pub struct TrainingStage<'a> {
     pub generation: u32,
     /// Stop (after a checkpoint) once training reaches this many steps in all.
     pub max_steps: Option<u64>,
+    /// The run, as its checkpoints name it.
+    pub run: &'a RunTag,
 }
 
 /// How the stage ended.
@@ -80,6 +83,7 @@ pub fn train(
         dir,
         generation: g,
         max_steps,
+        run,
     } = *stage;
     let window = window(config, dir, g)?;
     let per_gen = config.train.steps_per_generation;
@@ -111,7 +115,7 @@ pub fn train(
         if trainer.step.is_multiple_of(every) || trainer.step == target || stop {
             sums.seconds += began.elapsed().as_secs_f64();
             began = std::time::Instant::now();
-            save_checkpoint(dir, g, trainer, &sums)?;
+            save_checkpoint(dir, run, g, trainer, &sums)?;
         }
         if stop {
             metrics.flush();
@@ -155,12 +159,13 @@ pub fn provenance(dir: &RunDir, g: u32, step: u64) -> Provenance {
 
 fn save_checkpoint(
     dir: &RunDir,
+    run: &RunTag,
     g: u32,
     trainer: &Trainer,
     sums: &TrainingProgress,
 ) -> Result<(), RunError> {
     let provenance = provenance(dir, g, trainer.step);
-    checkpoint::save(trainer, &provenance, sums, &dir.checkpoint())?;
+    checkpoint::save(trainer, &provenance, sums, run, &dir.checkpoint())?;
     Ok(())
 }
 
