@@ -209,3 +209,100 @@ fn the_shipped_six_model_plays_legal_moves_as_its_evaluation_player() {
                    setoption name RootValue value best\nsetoption name TwofoldDraws value true\n";
     shipped_model_plays_legal_moves(Variant::Six, "six", options);
 }
+
+/// Resident memory of process `pid`, in KiB (Linux).
+fn resident_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A field of an `info` line: `nodes`, `hashfull`.
+fn info_field(line: &str, name: &str) -> Option<u64> {
+    let mut words = line.split_whitespace();
+    words.find(|w| *w == name)?;
+    words.next()?.parse().ok()
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn go_infinite_stays_within_its_hash_and_still_answers_stop() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let model = nine_model(dir.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kvarn"))
+        .args(["engine", "--model"])
+        .arg(&model)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let (send, lines) = std::sync::mpsc::channel::<String>();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = send.send(line);
+        }
+    });
+    // A hash of 1 MiB: a tree of about 16,000 nodes, full within a second or two.
+    stdin
+        .write_all(b"setoption name Hash value 1\nposition startpos\ngo infinite\n")
+        .unwrap();
+    let began = Instant::now();
+    let (mut full_at, mut nodes_full, mut nodes_last) = (None, 0, 0);
+    let (mut rss_full, mut rss_most) = (0, 0);
+    while began.elapsed() < Duration::from_secs(60) {
+        for line in lines.try_iter() {
+            let (Some(full), Some(nodes)) =
+                (info_field(&line, "hashfull"), info_field(&line, "nodes"))
+            else {
+                continue;
+            };
+            if full >= 990 && full_at.is_none() {
+                full_at = Some(Instant::now());
+                nodes_full = nodes;
+                rss_full = resident_kib(pid);
+            }
+            nodes_last = nodes;
+        }
+        if full_at.is_some() {
+            rss_most = rss_most.max(resident_kib(pid));
+        }
+        if full_at.is_some_and(|t| t.elapsed() > Duration::from_secs(3)) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stdin.write_all(b"stop\n").unwrap();
+    let bestmove = lines
+        .recv_timeout(Duration::from_secs(10))
+        .into_iter()
+        .chain(lines.iter())
+        .find(|l| l.starts_with("bestmove"));
+    stdin.write_all(b"quit\n").unwrap();
+    child.wait().unwrap();
+    assert!(full_at.is_some(), "the tree never reached its budget");
+    assert!(
+        nodes_last > nodes_full,
+        "the search goes on at its budget: {nodes_full} then {nodes_last} simulations"
+    );
+    assert!(
+        rss_most <= rss_full + 8 * 1024,
+        "resident memory grew from {rss_full} KiB to {rss_most} KiB with the tree full"
+    );
+    let bestmove = bestmove.expect("a bestmove after stop");
+    let m = bestmove
+        .strip_prefix("bestmove ")
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    Game::new(Rules::new(Variant::Nine)).play_text(m).unwrap();
+}

@@ -167,6 +167,15 @@ impl<E: Evaluator> SearchAgent<E> {
                     let wdl = [wdl[0], wdl[1], wdl[2]];
                     search.supply(&self.ctx, &mut self.cache, &logits, wdl);
                 }
+                Advance::Complete if search.saturated() => {
+                    // Nothing more to count: an analysis without limits waits for `stop`.
+                    if cap.is_none() && limits.movetime.is_none() {
+                        while !stop.is_none_or(|s| s.load(Ordering::Relaxed)) {
+                            std::thread::sleep(Duration::from_millis(10));
+                        }
+                    }
+                    break;
+                }
                 Advance::Complete => {
                     let left = cap.map_or(STEP, |n| n.saturating_sub(search.simulations()));
                     if !grows || left == 0 || search.tree().node(0).children <= 1 {
@@ -232,8 +241,10 @@ fn info_line(ctx: &SearchContext, search: &GameSearch, elapsed: Duration) -> Str
     let (w, l) = (permille(w), permille(l));
     let nodes = search.simulations();
     let ms = elapsed.as_millis().max(1);
+    // The share of the tree's budget in use, per mille, as engines report their hash.
+    let full = (tree.nodes.len() as u128 * 1000 / tree.max_nodes.max(1) as u128).min(1000);
     format!(
-        "info depth {} nodes {nodes} nps {} time {} score cp {cp} wdl {w} {} {l} pv {}",
+        "info depth {} nodes {nodes} nps {} hashfull {full} time {} score cp {cp} wdl {w} {} {l} pv {}",
         pv.len(),
         u128::from(nodes) * 1000 / ms,
         elapsed.as_millis(),

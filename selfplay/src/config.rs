@@ -193,6 +193,12 @@ pub struct SearchConfig {
     pub reuse_tree: bool,
     /// Network results kept per thread (0 turns the cache off).
     pub cache_entries: usize,
+    /// The most nodes a search tree holds: a player's memory budget (its `hash`) sets it,
+    /// so that analysis without a limit stays within the budget; no key of its own, since
+    /// self-play's trees hold a few thousand nodes.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub tree_nodes: usize,
     /// Contempt: a draw is worth `-contempt` to the player at the root of the search and
     /// `+contempt` to its opponent (wins are 1, losses -1). Nine is a draw with perfect
     /// play, and a search that values every draw at 0 settles for repetitions against
@@ -236,6 +242,7 @@ impl Default for SearchConfig {
             gumbel_c_scale: 0.1,
             reuse_tree: true,
             cache_entries: 200_000,
+            tree_nodes: usize::MAX,
             contempt: 0.0,
             root_value: RootValue::Mean,
             twofold_draws: false,

@@ -24,10 +24,19 @@ use crate::config::{LCB_NEEDS_PUCT, MoveChoice, RootSearch, RootValue, SearchCon
 use crate::endgame::Endgame;
 use crate::evaluator::SymmetryAveraged;
 use crate::setting::{self, Kind, Parsed};
+use crate::tree::NODE_BYTES;
 
-/// Network results kept per MiB of `hash`: an entry holds the value and the logits of the
-/// legal moves, about 200 bytes.
+/// Network results kept per MiB of the cache's share of `hash`: an entry holds the value
+/// and the logits of the legal moves, about 200 bytes.
 pub const CACHE_ENTRIES_PER_MIB: usize = 5000;
+
+/// The share of `hash` the network cache takes, in quarters; the search tree takes the
+/// rest.
+const CACHE_QUARTERS: usize = 1;
+
+/// `hash` where none is given, MiB: an analysis without limits stops growing its tree at
+/// about 4 million nodes, and the process stays within about 400 MB.
+pub const DEFAULT_HASH_MIB: usize = 256;
 
 /// Simulations a move where neither `simulations` nor `movetime` is given.
 pub const DEFAULT_SIMULATIONS: u32 = 64;
@@ -63,7 +72,7 @@ impl Default for PlayerSettings {
             simulations: None,
             movetime: None,
             symmetries: 1,
-            hash_mib: 20,
+            hash_mib: DEFAULT_HASH_MIB,
             inference: InferencePath::Fastest,
             db: None,
             db_men: None,
@@ -273,7 +282,8 @@ pub static SETTINGS: &[Setting] = &[
         "hash",
         Kind::Count(1, 4096),
         "MiB",
-        "memory of the network cache",
+        "memory of the search: three quarters for its tree, which stops growing there (the \
+         search goes on inside it), one for the network cache",
         |s, Parsed::Count(n)| s.hash_mib = n as usize,
         |s| Some(s.hash_mib.to_string())
     ),
@@ -392,9 +402,6 @@ impl PlayerSettings {
         // `[search]`'s count and move choice are self-play's; the player has its own.
         settings.search.simulations = DEFAULT_SIMULATIONS;
         settings.search.move_choice = MoveChoice::default();
-        settings.hash_mib = settings
-            .hash_mib
-            .min(search.cache_entries.div_ceil(CACHE_ENTRIES_PER_MIB).max(1));
         settings
     }
 
@@ -508,7 +515,9 @@ impl PlayerSettings {
     pub fn search_config(&self) -> SearchConfig {
         let mut search = self.search.clone();
         search.simulations = self.simulations.unwrap_or(DEFAULT_SIMULATIONS);
-        search.cache_entries = self.hash_mib * CACHE_ENTRIES_PER_MIB;
+        let cache_mib = self.hash_mib * CACHE_QUARTERS / 4;
+        search.cache_entries = cache_mib.max(1) * CACHE_ENTRIES_PER_MIB;
+        search.tree_nodes = (self.hash_mib - cache_mib) * (1 << 20) / NODE_BYTES;
         search
     }
 

@@ -164,6 +164,9 @@ fn repeated_in_line(ctx: &SearchContext, game: &Game, root_ply: usize) -> bool {
     ctx.config.twofold_draws && game.twofold_since(root_ply)
 }
 
+/// Simulations a search makes at most (half the range of the 32-bit counters).
+pub const MAX_VISITS: u32 = 1 << 31;
+
 impl GameSearch {
     /// A search over `game`'s current position (which must not be over).
     pub fn new(game: Game) -> GameSearch {
@@ -226,6 +229,7 @@ impl GameSearch {
             self.waiting.is_none(),
             "advance while waiting for the network"
         );
+        self.tree.max_nodes = ctx.config.tree_nodes;
         loop {
             if self.tree.node(0).state == NodeState::Expanded && !self.root_ready {
                 self.prepare_root(ctx, rng);
@@ -239,7 +243,7 @@ impl GameSearch {
             loop {
                 let node = *self.tree.node(id);
                 match node.state {
-                    NodeState::Terminal => {
+                    NodeState::Terminal | NodeState::Capped => {
                         self.finish_simulation(node.value, node.side);
                         break;
                     }
@@ -330,6 +334,9 @@ impl GameSearch {
         if self.tree.node(0).state != NodeState::Expanded {
             return false;
         }
+        if self.saturated() {
+            return true;
+        }
         if self.tree.node(0).children <= 1 && self.simulations >= 1 {
             return true;
         }
@@ -337,6 +344,12 @@ impl GameSearch {
             Some(g) => g.queue.is_empty() && g.phase >= g.phases,
             None => self.simulations >= self.target,
         }
+    }
+
+    /// Whether the root's counts are as high as they go: a search at its memory budget
+    /// runs its cheap simulations fast, and the counters are 32 bits.
+    pub fn saturated(&self) -> bool {
+        self.tree.node(0).visits >= MAX_VISITS
     }
 
     fn finish_simulation(&mut self, wdl: [f32; 3], side: Color) {

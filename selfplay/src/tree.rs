@@ -19,6 +19,9 @@ pub enum NodeState {
     Expanded,
     /// The game is over here; `value` is exact.
     Terminal,
+    /// Evaluated, but the tree had no room for its children: `value` (the network's)
+    /// answers every visit, as a leaf of a search at its memory budget.
+    Capped,
 }
 
 /// One position in the tree, and the edge that leads to it.
@@ -111,7 +114,13 @@ pub fn flip(wdl: [f32; 3]) -> [f32; 3] {
 pub struct Tree {
     /// The nodes.
     pub nodes: Vec<Node>,
+    /// The most nodes the tree may hold: a search at its memory budget goes on through the
+    /// nodes it has, the leaves answering with their network values.
+    pub max_nodes: usize,
 }
+
+/// Bytes a node takes, for turning a memory budget into a count of nodes.
+pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
 
 impl Default for Tree {
     fn default() -> Self {
@@ -124,6 +133,7 @@ impl Tree {
     pub fn new() -> Tree {
         Tree {
             nodes: vec![Node::new(u16::MAX, 1.0, 0.0)],
+            max_nodes: usize::MAX,
         }
     }
 
@@ -143,8 +153,16 @@ impl Tree {
         n.first_child..n.first_child + NodeId::from(n.children)
     }
 
-    /// Gives `id` one child per `(action, logit)`, priors the softmax of the logits.
+    /// Gives `id` one child per `(action, logit)`, priors the softmax of the logits; where
+    /// they would take the tree past [`Tree::max_nodes`], marks `id` [`NodeState::Capped`]
+    /// with `value` instead.
     pub fn expand(&mut self, id: NodeId, edges: &[(u16, f32)], value: [f32; 3]) {
+        if self.nodes.len().saturating_add(edges.len()) > self.max_nodes {
+            let node = self.node_mut(id);
+            node.state = NodeState::Capped;
+            node.value = value;
+            return;
+        }
         let first = self.nodes.len() as NodeId;
         let max = edges.iter().map(|e| e.1).fold(f32::NEG_INFINITY, f32::max);
         let sum: f32 = edges.iter().map(|e| (e.1 - max).exp()).sum();
@@ -189,6 +207,9 @@ impl Tree {
             }
         }
         nodes[0].action = u16::MAX;
-        Tree { nodes }
+        Tree {
+            nodes,
+            max_nodes: self.max_nodes,
+        }
     }
 }

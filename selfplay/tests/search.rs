@@ -190,6 +190,42 @@ fn the_best_root_value_is_the_chosen_moves_not_the_mean_of_all_explored() {
     assert_eq!(best, [l, d, w]);
 }
 
+#[test]
+fn a_search_at_its_node_budget_goes_on_inside_its_tree_and_still_finds_the_win() {
+    let rules = six();
+    let config = |simulations, tree_nodes| SearchConfig {
+        simulations,
+        tree_nodes,
+        ..SearchConfig::default()
+    };
+    let start = || Game::new(rules);
+    let budget = 400;
+    let (_, unbounded) = search(start(), config(5_000, usize::MAX), &mut uniform(&rules), 1);
+    assert!(
+        unbounded.tree().nodes.len() > 10 * budget,
+        "the search would grow past it"
+    );
+    let (action, s) = search(start(), config(5_000, budget), &mut uniform(&rules), 1);
+    let tree = s.tree();
+    assert!(tree.nodes.len() <= budget, "{} nodes", tree.nodes.len());
+    assert_eq!(s.simulations(), 5_000, "every simulation made");
+    assert_eq!(tree.node(0).visits, 5_000);
+    assert!(
+        tree.nodes.iter().any(|n| n.state == NodeState::Capped),
+        "leaves at the budget answer with their values"
+    );
+    assert!(
+        start()
+            .legal_moves()
+            .iter()
+            .any(|m| m.to_string() == name(&rules, action))
+    );
+    // A tree of a few dozen nodes still sees the mill that wins.
+    let (action, s) = search(win_in_one(), config(2_000, 40), &mut uniform(&rules), 1);
+    assert!(s.tree().nodes.len() <= 40);
+    assert_eq!(name(&rules, action), "f4-f6");
+}
+
 /// Root children's visits and priors, in the tree's order.
 fn root_visits(s: &GameSearch) -> Vec<(u32, f32)> {
     let tree = s.tree();
