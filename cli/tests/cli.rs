@@ -869,3 +869,19 @@ fn bench_train_prints_training_throughput() {
     let (ok, _, err) = kvarn(&["bench", "train", "--batches", "0", "--seconds", "0.1"]);
     assert!(!ok && err.contains("--batches"), "{err}");
 }
+
+#[test]
+fn a_resume_refuses_the_options_of_a_new_run() {
+    // `--init` and `--out` only shape a new run; a resume used to ignore them silently.
+    let run = paths::workspace().join("runs/quickstart");
+    for extra in [["--init", "models/six.kvmodel"], ["--out", "elsewhere"]] {
+        let mut args = vec!["train", "--resume", run.to_str().unwrap()];
+        args.extend(extra);
+        let (ok, _, err) = kvarn(&args);
+        assert!(!ok, "{args:?}");
+        assert!(
+            err.contains(extra[0]) && err.contains("cannot be used with"),
+            "{err}"
+        );
+    }
+}

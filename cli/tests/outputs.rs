@@ -91,7 +91,7 @@ fn selfplay_refuses_a_folder_another_process_writes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("shards");
     std::fs::create_dir(&out).unwrap();
-    let _held = kvarn_storage::lock_folder(&out, ".kvarn-selfplay.lock").unwrap();
+    let _held = kvarn_storage::lock_folder(&out, kvarn_storage::OUTPUT_LOCK).unwrap();
     let config = selfplay_config();
     let (ok, _, err) = kvarn(&small_selfplay(&config, &out));
     assert!(!ok);
@@ -287,4 +287,47 @@ fn a_match_whose_games_fail_says_so_and_fails() {
         !err.contains("of 40 games failed"),
         "the rest were not played: {err}"
     );
+}
+
+#[test]
+fn solve_export_and_bench_set_refuse_a_folder_another_process_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let _held = kvarn_storage::lock_folder(&out, kvarn_storage::OUTPUT_LOCK).unwrap();
+    let model = paths::workspace().join("models/six.kvmodel");
+    let (out_s, model_s) = (out.to_str().unwrap(), model.to_str().unwrap());
+    let set = out.join("set.jsonl");
+    let db = dir.path().join("db");
+    let commands: [Vec<&str>; 3] = [
+        vec!["solve", "--variant", "five", "--out", out_s],
+        vec![
+            "export", "--model", model_s, "--format", "onnx", "--out", out_s,
+        ],
+        vec![
+            "bench-set",
+            "--variant",
+            "five",
+            "--db",
+            db.to_str().unwrap(),
+            "--n",
+            "10",
+            "--out",
+            set.to_str().unwrap(),
+        ],
+    ];
+    for args in commands {
+        let (ok, _, err) = kvarn(&args);
+        assert!(!ok, "{args:?}");
+        assert!(
+            err.contains("is in use by another kvarn (process"),
+            "{args:?}: {err}"
+        );
+    }
+    let written: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != kvarn_storage::OUTPUT_LOCK)
+        .collect();
+    assert!(written.is_empty(), "{written:?}");
 }

@@ -462,6 +462,12 @@ impl PlayerSettings {
         if self.db.is_none() && self.db_men.is_some() {
             return Err(PlayerError::Conflict("db_men needs db=DIR".into()));
         }
+        if let Some(reason) = kvarn_storage::machine::beyond_memory(self.hash_mib as u64) {
+            return Err(PlayerError::Value {
+                name: "hash".into(),
+                reason,
+            });
+        }
         Ok(())
     }
 

@@ -70,6 +70,24 @@ pub fn lock_folder(dir: &Path, name: &str) -> Result<FolderLock, LockError> {
     Ok(FolderLock { _file: file })
 }
 
+/// The lock file of a folder a command writes its output into (`selfplay`, `solve`,
+/// `bench-set`, `export`, `ladder`).
+pub const OUTPUT_LOCK: &str = ".kvarn-output.lock";
+
+/// Makes the output folder `dir` where missing and locks it for this process, so that a
+/// second command writing into it is refused rather than mixing its files with these.
+///
+/// # Errors
+/// A file stands where the folder should be, the folder cannot be made, or another
+/// process holds it ([`LockError::Held`], naming the holder).
+pub fn claim_folder(dir: &Path) -> Result<FolderLock, LockError> {
+    make_folder(dir).map_err(|source| LockError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    lock_folder(dir, OUTPUT_LOCK)
+}
+
 /// Makes the folder `dir` and its parents where missing, or says plainly that a file
 /// stands where the folder should be (the operating system says only "File exists").
 ///

@@ -25,9 +25,10 @@ use std::io::{self, Write};
 use std::path::Path;
 
 mod folder;
+pub mod machine;
 mod setting;
 
-pub use folder::{FolderLock, LockError, lock_folder, make_folder};
+pub use folder::{FolderLock, LockError, OUTPUT_LOCK, claim_folder, lock_folder, make_folder};
 pub use setting::{Bounds, SettingError, check_declared, number_text};
 
 /// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,

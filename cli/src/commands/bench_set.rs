@@ -1,6 +1,6 @@
 //! `kvarn bench-set`: a benchmark set of exact values sampled from the solver databases.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use kvarn_game::Rules;
@@ -60,6 +60,7 @@ pub fn run(args: &BenchSetArgs) -> anyhow::Result<()> {
             heldout.display()
         );
     }
+    let _locks = claim_folders(&args.out, args.heldout.as_deref())?;
     let solver = Databases::open(&args.db, rules)?.load(None)?;
     let held = benchmark::capacity(&solver);
     anyhow::ensure!(
@@ -115,6 +116,24 @@ pub fn run(args: &BenchSetArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Locks the folders the sets are written into, each once, so that a second `bench-set`
+/// writing there is refused while this one runs.
+fn claim_folders(
+    out: &Path,
+    heldout: Option<&Path>,
+) -> anyhow::Result<Vec<kvarn_storage::FolderLock>> {
+    let mut folders = vec![folder_of(out)];
+    if let Some(h) = heldout.map(folder_of)
+        && !same_file(&folders[0], &h)
+    {
+        folders.push(h);
+    }
+    Ok(folders
+        .iter()
+        .map(|d| kvarn_storage::claim_folder(d))
+        .collect::<Result<_, _>>()?)
+}
+
 /// `set` without the positions whose canonical keys (see [`kvarn_game::Position::canonical_key`]) are in
 /// `keys`, saying how many were `whose`.
 fn leave_out(
@@ -136,14 +155,19 @@ fn leave_out(
 
 /// Whether `a` and `b` name the same file, whether or not it exists yet (their folders
 /// compared as the file system resolves them).
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    let resolved = |p: &std::path::Path| {
-        let parent = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => std::path::PathBuf::from("."),
-        };
+fn same_file(a: &Path, b: &Path) -> bool {
+    let resolved = |p: &Path| {
+        let parent = folder_of(p);
         let dir = parent.canonicalize().unwrap_or(parent);
         p.file_name().map(|name| dir.join(name))
     };
     resolved(a).is_some_and(|x| Some(x) == resolved(b))
+}
+
+/// The folder a file is written into (`.` for a bare name).
+fn folder_of(p: &Path) -> PathBuf {
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }

@@ -68,6 +68,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<()> {
         }
     }
     let (network, header) = file::load(&args.model, &DeviceChoice::Cpu.device()?)?;
+    let _lock = kvarn_storage::claim_folder(&args.out)?;
     let mut provenance = header.provenance;
     if provenance.run.is_none() {
         provenance.run = Some(args.model.display().to_string());

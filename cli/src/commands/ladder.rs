@@ -260,7 +260,7 @@ pub fn run(args: &LadderArgs) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| dir.root().join("ladder"));
-    kvarn_storage::make_folder(&out).with_context(|| format!("making {}", out.display()))?;
+    let _lock = kvarn_storage::claim_folder(&out)?;
     let models = players.iter().filter(|p| p.generation.is_some()).count();
     let pairs = schedule(
         models,

@@ -14,9 +14,6 @@ use kvarn_selfplay::{BranchPool, Endgame, SelfPlayJob, SelfPlayStats, run};
 use kvarn_train::RunConfig;
 use kvarn_train::replay;
 
-/// The lock file of a self-play output folder (hidden: the folder holds shards only).
-pub const OUT_LOCK: &str = ".kvarn-selfplay.lock";
-
 /// Arguments of `kvarn selfplay`.
 #[derive(Args, Debug)]
 pub struct SelfPlayArgs {
@@ -189,9 +186,7 @@ fn play(prepared: &Prepared) -> anyhow::Result<SelfPlayStats> {
 pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
     // The folder is this process's until it ends: a second `kvarn selfplay` into it is
     // refused rather than mixing its games with these.
-    kvarn_storage::make_folder(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
-    let _lock = kvarn_storage::lock_folder(&args.out, OUT_LOCK)?;
+    let _lock = kvarn_storage::claim_folder(&args.out)?;
     let existing = shards_in(&args.out)?;
     anyhow::ensure!(
         existing.is_empty() || args.overwrite,

@@ -76,6 +76,8 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         rules.variant()
     );
     let plan = plan_for(&rules, args.max_men.unwrap_or(4));
+    // The folder is this process's until it ends: a second solve into it is refused.
+    let _lock = kvarn_storage::claim_folder(&args.out)?;
     outln!("solving {rules} into {}", args.out.display());
     let bar = ProgressBar::new(plan.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} steps {elapsed} {msg}")

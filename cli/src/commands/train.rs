@@ -19,7 +19,7 @@ pub struct TrainArgs {
     #[arg(long)]
     config: Option<PathBuf>,
     /// Folder of the new run (default: runs/<configuration name>); it must not hold a run.
-    #[arg(long, requires = "config")]
+    #[arg(long, requires = "config", conflicts_with = "resume")]
     out: Option<PathBuf>,
     /// A setting on top of the configuration's, as `KEY=VALUE` with a dotted key, e.g.
     /// `--set seed=2 --set train.learning_rate=0.001`; repeatable. A new run stores the
@@ -32,7 +32,7 @@ pub struct TrainArgs {
     /// Start the new run from this model's weights (a trained model, or one made wider by
     /// `kvarn model widen`) rather than fresh ones; it must have the configuration's rules
     /// and network.
-    #[arg(long, requires = "config")]
+    #[arg(long, requires = "config", conflicts_with = "resume")]
     init: Option<PathBuf>,
     /// Resume the run in this folder, with the configuration it started with and the
     /// settings changed on earlier resumes; an edited config.toml is refused.

@@ -405,6 +405,9 @@ impl FromStr for AgentSpec {
                              Hash range)"
                         )));
                     }
+                    if let Some(reason) = kvarn_storage::machine::beyond_memory(mb) {
+                        return Err(err(format!("hash={mb}: {reason}")));
+                    }
                     hash_mb = mb as usize;
                 }
                 ("alphabeta", "weights") => weights = Some(PathBuf::from(v)),
