@@ -3,10 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_game::{Position, Rules, SYMMETRY_COUNT, Variant};
 use kvarn_solver::db;
+use kvarn_solver::wdl::Unit;
 use kvarn_solver::{Solver, Subspace, Value, plan_for};
 
 use crate::commands::probe::describe;
@@ -25,9 +27,16 @@ pub struct SolveArgs {
     #[arg(long)]
     out: PathBuf,
     /// Afterwards, check every value against its moves and this many random positions
-    /// against an exhaustive forward search of 4 decisions (0: no checks).
+    /// against an exhaustive forward search of 4 decisions; with --wdl, this many random
+    /// positions of every unit (all of a smaller one) against their moves, turns to the
+    /// next removal included (0: no checks).
     #[arg(long, default_value_t = 0)]
     verify: usize,
+    /// The moving phase as win/draw/loss tables of two bits a position with the turns to
+    /// the next removal (`*.kvwdl`), unit by unit from 3 v 3 up to --max-men, the way the
+    /// larger units of Nine fit in memory.
+    #[arg(long)]
+    wdl: bool,
 }
 
 /// Won, drawn and lost counts of a table, symmetry-reduced and over all positions (each
@@ -75,9 +84,12 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         "--max-men is for Nine Men's Morris's endgames: {} is solved whole",
         rules.variant()
     );
-    let plan = plan_for(&rules, args.max_men.unwrap_or(4));
     // The folder is this process's until it ends: a second solve into it is refused.
     let _lock = kvarn_storage::claim_folder(&args.out)?;
+    if args.wdl {
+        return solve_wdl(args, rules);
+    }
+    let plan = plan_for(&rules, args.max_men.unwrap_or(4));
     outln!("solving {rules} into {}", args.out.display());
     let bar = ProgressBar::new(plan.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} steps {elapsed} {msg}")
@@ -117,6 +129,111 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     if args.verify > 0 {
         verify(&solver, args.verify)?;
     }
+    Ok(())
+}
+
+/// `kvarn solve --wdl`: the moving phase's units as win/draw/loss tables, with a line a
+/// pair, a progress bar weighed by positions and an estimate of the time left.
+fn solve_wdl(args: &SolveArgs, rules: Rules) -> anyhow::Result<()> {
+    use kvarn_solver::wdl::WdlSolver;
+    let max_men = args.max_men.unwrap_or(rules.men());
+    let sizer = WdlSolver::new(rules);
+    let plan = WdlSolver::plan(max_men);
+    let units = |(u, t): &(Unit, Unit)| if u == t { vec![*u] } else { vec![*u, *t] };
+    let total: u64 = plan
+        .iter()
+        .flat_map(units)
+        .map(|u| sizer.size(u) as u64)
+        .sum();
+    outln!(
+        "solving the moving phase of {rules} up to {max_men} men a side into {}: {} units, \
+         {total} indices",
+        args.out.display(),
+        plan.iter().flat_map(units).count()
+    );
+    let bar = ProgressBar::new(total).with_style(
+        ProgressStyle::with_template("{bar:30} {percent}% {elapsed} left {eta} {msg}")
+            .expect("a valid template"),
+    );
+    let start = Instant::now();
+    let mut sums = [0u64; 3];
+    let mut solver =
+        db::solve_wdl_into(&args.out, rules, max_men, |solver, units, resumed, secs| {
+            for &u in units {
+                let table = solver.table(u).expect("solved or loaded");
+                let c = table.counts();
+                for (t, n) in sums.iter_mut().zip(c) {
+                    *t += n;
+                }
+                let line = format!(
+                    "{}v{}: {} positions, {} won, {} drawn, {} lost; {secs:.1} s{}",
+                    u.white,
+                    u.black,
+                    c.iter().sum::<u64>(),
+                    c[0],
+                    c[1],
+                    c[2],
+                    if resumed { " (read from its file)" } else { "" }
+                );
+                bar.suspend(|| outln!("{line}"));
+                bar.inc(table.len as u64);
+            }
+        })?;
+    bar.finish_and_clear();
+    outln!(
+        "done in {:.1} s: {} positions won, {} drawn, {} lost for the player to move",
+        start.elapsed().as_secs_f64(),
+        sums[0],
+        sums[1],
+        sums[2]
+    );
+    if args.verify > 0 {
+        verify_wdl(args, &mut solver, &plan)?;
+    }
+    Ok(())
+}
+
+/// Checks `--verify` random positions of every unit (all of a smaller one) against their
+/// moves with the game's move generator, the turns to the next removal included.
+fn verify_wdl(
+    args: &SolveArgs,
+    solver: &mut kvarn_solver::wdl::WdlSolver,
+    plan: &[(Unit, Unit)],
+) -> anyhow::Result<()> {
+    let rules = *solver.rules();
+    let started = Instant::now();
+    let mut total = 0;
+    for (unit, twin) in plan {
+        let units = if unit == twin {
+            vec![*unit]
+        } else {
+            vec![*unit, *twin]
+        };
+        for &u in &units {
+            let table = db::read_wdl(&args.out, &rules, u, solver.size(u))?
+                .with_context(|| format!("the table of {u:?} is missing"))?;
+            solver.insert(table);
+        }
+        for &u in &units {
+            let seed = u64::from(u.white) << 8 | u64::from(u.black);
+            let n = kvarn_solver::verify::check_wdl_unit(solver, u, args.verify, seed)
+                .map_err(|e| anyhow::anyhow!("{}v{}: {e}", u.white, u.black))?;
+            outln!(
+                "verified {}v{}: {n} positions agree with their moves",
+                u.white,
+                u.black
+            );
+            total += n;
+        }
+        for &u in &units {
+            solver.keep_values_only(u);
+        }
+    }
+    outln!(
+        "verified {total} positions in {:.1} s: every value and every count of turns to \
+         the next removal agrees with the moves",
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 

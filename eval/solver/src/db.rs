@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::plan::{Step, plan_for};
 use crate::solver::Solver;
 use crate::subspace::Subspace;
+use crate::wdl::{Unit, WdlSolver, WdlTable};
 use kvarn_storage::{ContainerError, split_container, write_container};
 
 /// The first bytes of every database file.
@@ -460,6 +461,163 @@ pub fn solve_into(
             }
         }
         on_step(&solver, step, resumed, began.elapsed().as_secs_f64());
+    }
+    Ok(solver)
+}
+
+/// The first bytes of every win/draw/loss table file ([`crate::wdl`]).
+pub const WDL_MAGIC: &[u8; 8] = b"KVARNWDL";
+/// The format version of win/draw/loss table files.
+pub const WDL_VERSION: u32 = 1;
+const WDL_KIND: &str = "Kvarn win/draw/loss table";
+
+/// What a win/draw/loss table file says of itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WdlHeader {
+    variant: Variant,
+    flying: bool,
+    /// Men of the player to move (White) and of the other.
+    white: u8,
+    black: u8,
+    /// Indices.
+    count: u64,
+    /// Wins, draws and losses.
+    values: [u64; 3],
+    /// Bytes of the compressed payload before compression: the packed values, then the
+    /// turns to the next removal.
+    raw_bytes: u64,
+}
+
+/// The file name of a unit's win/draw/loss table, e.g. `nine-fly_w5b6.kvwdl`.
+pub fn wdl_file_name(rules: &Rules, unit: Unit) -> String {
+    format!("{}w{}b{}.kvwdl", prefix(rules), unit.white, unit.black)
+}
+
+/// Writes a unit's win/draw/loss table to `dir`, its payload compressed (zstd).
+///
+/// # Errors
+/// [`DbError::Io`] when the file cannot be written.
+pub fn write_wdl(dir: &Path, rules: &Rules, table: &WdlTable) -> Result<(), DbError> {
+    let path = dir.join(wdl_file_name(rules, table.unit));
+    let mut raw = table.packed.clone();
+    raw.extend_from_slice(&table.to_removal);
+    let payload = zstd::bulk::compress(&raw, 3).map_err(io_error(&path))?;
+    let header = WdlHeader {
+        variant: rules.variant(),
+        flying: rules.flying(),
+        white: table.unit.white,
+        black: table.unit.black,
+        count: table.len as u64,
+        values: table.counts(),
+        raw_bytes: raw.len() as u64,
+    };
+    write_container(&path, WDL_MAGIC, WDL_VERSION, &header, &payload).map_err(container_error)
+}
+
+/// Reads a unit's win/draw/loss table from `dir`, checked against `rules`, the unit and
+/// `len` indices: `Ok(None)` when there is no file for it.
+///
+/// # Errors
+/// A file of another version, damaged, of other rules or another size, or unreadable.
+pub fn read_wdl(
+    dir: &Path,
+    rules: &Rules,
+    unit: Unit,
+    len: usize,
+) -> Result<Option<WdlTable>, DbError> {
+    let path = dir.join(wdl_file_name(rules, unit));
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_error(&path)(e)),
+    };
+    let (header, data): (WdlHeader, &[u8]) =
+        split_container(&path, &bytes, WDL_MAGIC, WDL_KIND, WDL_VERSION)
+            .map_err(container_error)?;
+    let (variant, flying) = (rules.variant(), rules.flying());
+    if (
+        header.variant,
+        header.flying,
+        header.white,
+        header.black,
+        header.count,
+    ) != (variant, flying, unit.white, unit.black, len as u64)
+    {
+        return Err(DbError::Mismatch {
+            path,
+            found: format!("{header:?}"),
+            expected: format!("{variant} flying {flying}, {unit:?}, {len} indices"),
+        });
+    }
+    let raw_len = len.div_ceil(4) + len;
+    if header.raw_bytes != raw_len as u64 {
+        return Err(damaged(&path, "its size does not fit its count"));
+    }
+    let raw = zstd::bulk::decompress(data, raw_len)
+        .map_err(|e| damaged(&path, format!("the payload does not decompress: {e}")))?;
+    if raw.len() != raw_len {
+        return Err(damaged(&path, "the payload is cut short"));
+    }
+    let (packed, to_removal) = raw.split_at(len.div_ceil(4));
+    let table = WdlTable {
+        unit,
+        len,
+        packed: packed.to_vec(),
+        to_removal: to_removal.to_vec(),
+    };
+    if table.counts() != header.values {
+        return Err(damaged(
+            &path,
+            "its counts of wins, draws and losses differ from its header",
+        ));
+    }
+    Ok(Some(table))
+}
+
+/// Solves the units of the moving phase from 3 against 3 up to `max_men` a side into
+/// `dir` as win/draw/loss tables ([`crate::wdl`]), reusing each pair whose files are
+/// present and valid, so that a killed solve resumes where it stopped. Only the values
+/// stay in memory (the turns to the next removal go to the files). `on_pair` sees each
+/// pair's units after they are solved or loaded: whether they were loaded, and the
+/// seconds they took.
+///
+/// # Errors
+/// The errors of [`read_wdl`] and [`write_wdl`].
+pub fn solve_wdl_into(
+    dir: &Path,
+    rules: Rules,
+    max_men: u8,
+    mut on_pair: impl FnMut(&WdlSolver, &[Unit], bool, f64),
+) -> Result<WdlSolver, DbError> {
+    kvarn_storage::make_folder(dir).map_err(io_error(dir))?;
+    let mut solver = WdlSolver::new(rules);
+    for (unit, twin) in WdlSolver::plan(max_men) {
+        let began = std::time::Instant::now();
+        let units: Vec<Unit> = if unit == twin {
+            vec![unit]
+        } else {
+            vec![unit, twin]
+        };
+        let mut found = Vec::new();
+        for &u in &units {
+            found.extend(read_wdl(dir, &rules, u, solver.size(u))?);
+        }
+        let resumed = found.len() == units.len();
+        if resumed {
+            for table in found {
+                solver.insert(table);
+            }
+        } else {
+            solver.solve_pair(unit);
+            for &u in &units {
+                write_wdl(dir, &rules, solver.table(u).expect("just solved"))?;
+            }
+        }
+        for &u in &units {
+            solver.keep_values_only(u);
+        }
+        on_pair(&solver, &units, resumed, began.elapsed().as_secs_f64());
     }
     Ok(solver)
 }

@@ -28,17 +28,48 @@ pub fn choose(n: usize, k: usize) -> u64 {
     if k > n { 0 } else { BINOMIAL[n][k] }
 }
 
-/// Colex rank of a set of bit positions among all sets of the same size.
-fn rank(mut bits: u32) -> u64 {
-    let mut r = 0;
-    let mut i = 1;
-    while bits != 0 {
-        let p = bits.trailing_zeros() as usize;
-        r += choose(p, i);
-        bits &= bits - 1;
-        i += 1;
+/// `RANK_BYTES[k][v][t]`: what the set bits of byte `k` (value `v`) add to the colex rank
+/// of a set of which `t` bits lie in the lower bytes (each bit at point p, the j-th of the
+/// set, adds C(p, j)).
+static RANK_BYTES: [[[u64; 25]; 256]; 3] = {
+    let mut t = [[[0u64; 25]; 256]; 3];
+    let mut k = 0;
+    while k < 3 {
+        let mut v = 0;
+        while v < 256 {
+            let mut before = 0;
+            while before < 25 {
+                let (mut sum, mut j, mut q) = (0u64, before + 1, 0);
+                while q < 8 {
+                    if v & (1 << q) != 0 {
+                        let n = 8 * k + q;
+                        if j <= n && j < 25 {
+                            sum += BINOMIAL[n][j];
+                        }
+                        j += 1;
+                    }
+                    q += 1;
+                }
+                t[k][v][before] = sum;
+                before += 1;
+            }
+            v += 1;
+        }
+        k += 1;
     }
-    r
+    t
+};
+
+/// Colex rank of a set of bit positions among all sets of the same size.
+fn rank(bits: u32) -> u64 {
+    let (b0, b1, b2) = (
+        (bits & 0xff) as usize,
+        ((bits >> 8) & 0xff) as usize,
+        ((bits >> 16) & 0xff) as usize,
+    );
+    let c0 = b0.count_ones() as usize;
+    let c1 = c0 + b1.count_ones() as usize;
+    RANK_BYTES[0][b0][0] + RANK_BYTES[1][b1][c0] + RANK_BYTES[2][b2][c1]
 }
 
 /// The `k`-element set of colex rank `r`.
@@ -56,8 +87,26 @@ fn unrank(mut r: u64, k: usize) -> u32 {
     bits
 }
 
-/// The bits of `x` at the positions of `mask`, packed to the low end.
+/// The bits of `x` at the positions of `mask`, packed to the low end: one instruction
+/// (`pext`) where the processor has BMI2.
+#[inline]
 fn extract(x: u32, mask: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the processor has BMI2, checked just above.
+        return unsafe { pext(x, mask) };
+    }
+    extract_by_bits(x, mask)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn pext(x: u32, mask: u32) -> u32 {
+    core::arch::x86_64::_pext_u32(x, mask)
+}
+
+/// [`extract`] bit by bit.
+fn extract_by_bits(x: u32, mask: u32) -> u32 {
     let (mut out, mut m, mut i) = (0, mask, 0);
     while m != 0 {
         let low = m & m.wrapping_neg();
@@ -109,8 +158,9 @@ struct WhiteTable {
 /// indices of other arrangements are unused ([`Indexer::position_at`] answers `None`).
 pub struct Indexer {
     board: &'static Board,
-    /// `perm[s][i]`: the dense index of the image of dense point `i` under symmetry `s`.
-    perm: [[u8; 24]; SYMMETRY_COUNT],
+    /// `images[s][k][v]`: the image under symmetry `s` of the points of byte `k` of a dense
+    /// set whose byte is `v`, so that a set's image is three lookups.
+    images: Box<[[[u32; 256]; 3]; SYMMETRY_COUNT]>,
     tables: [OnceLock<WhiteTable>; 25],
 }
 
@@ -123,21 +173,28 @@ impl Indexer {
                 row[board.local_index(sq)] = board.local_index(board.map_square(s, sq)) as u8;
             }
         }
+        let mut images = Box::new([[[0u32; 256]; 3]; SYMMETRY_COUNT]);
+        for (s, row) in perm.iter().enumerate() {
+            for k in 0..3 {
+                for v in 0..256 {
+                    images[s][k][v] = (0..8)
+                        .filter(|q| v & (1 << q) != 0 && 8 * k + q < board.len())
+                        .fold(0, |m, q| m | 1 << row[8 * k + q]);
+                }
+            }
+        }
         Indexer {
             board,
-            perm,
+            images,
             tables: std::array::from_fn(|_| OnceLock::new()),
         }
     }
 
-    fn transform(&self, sym: usize, mut bits: u32) -> u32 {
-        let mut out = 0;
-        while bits != 0 {
-            let i = bits.trailing_zeros() as usize;
-            out |= 1 << self.perm[sym][i];
-            bits &= bits - 1;
-        }
-        out
+    fn transform(&self, sym: usize, bits: u32) -> u32 {
+        let t = &self.images[sym];
+        t[0][(bits & 0xff) as usize]
+            | t[1][((bits >> 8) & 0xff) as usize]
+            | t[2][((bits >> 16) & 0xff) as usize]
     }
 
     fn table(&self, whites: usize) -> &WhiteTable {
@@ -193,6 +250,19 @@ impl Indexer {
         (id as u64 * choose(n - w_count, b_count) + best) as usize
     }
 
+    /// The men of the representative at index `i` of the subspaces with `w_on` White and
+    /// `b_on` Black men on the board; `None` for an unused index.
+    pub fn men_at(&self, w_on: u8, b_on: u8, i: usize) -> Option<(Bitboard, Bitboard)> {
+        let n = self.board.len();
+        let per_white = choose(n - w_on as usize, b_on as usize);
+        let table = self.table(w_on as usize);
+        let w = *table.canonical.get(i / per_white as usize)?;
+        let free = !w & ((1u32 << n) - 1);
+        let b = deposit(unrank(i as u64 % per_white, b_on as usize), free);
+        let (white, black) = (sparse(self.board, w), sparse(self.board, b));
+        (self.index_of_men(white, black) == i).then_some((white, black))
+    }
+
     /// The index of `pos` within its subspace.
     pub fn index_of(&self, pos: &Position) -> usize {
         self.index_of_men(pos.men(Color::White), pos.men(Color::Black))
@@ -229,16 +299,29 @@ mod tests {
 
     #[test]
     fn ranking_is_a_bijection() {
-        for k in 0..5 {
-            let total = choose(12, k);
-            for r in 0..total {
-                let bits = unrank(r, k);
-                assert_eq!(bits.count_ones() as usize, k);
-                assert!(bits < 1 << 12);
-                assert_eq!(rank(bits), r);
+        for (n, most) in [(12, 5), (24, 3)] {
+            for k in 0..most {
+                let total = choose(n, k);
+                for r in 0..total {
+                    let bits = unrank(r, k);
+                    assert_eq!(bits.count_ones() as usize, k);
+                    assert!(bits < 1 << n);
+                    assert_eq!(rank(bits), r);
+                }
             }
         }
+        // The nine men of the last sets of 24 points: the byte tables reach their ends.
+        let top = unrank(choose(24, 9) - 1, 9);
+        assert_eq!(top, 0b1111_1111_1000_0000_0000_0000);
+        assert_eq!(rank(top), choose(24, 9) - 1);
         assert_eq!(extract(0b1010_0110, 0b1111_0000), 0b1010);
+        for (x, mask) in [
+            (0xabcdefu32, 0xf0f0f0u32),
+            (0x123456, 0xffffff),
+            (0xffffff, 0x10101),
+        ] {
+            assert_eq!(extract(x, mask), extract_by_bits(x, mask));
+        }
         assert_eq!(deposit(0b1010, 0b1111_0000), 0b1010_0000);
     }
 }

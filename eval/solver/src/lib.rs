@@ -28,6 +28,7 @@ mod solver;
 mod subspace;
 mod value;
 pub mod verify;
+pub mod wdl;
 
 pub use error::SolverError;
 pub use plan::{Step, endgame_plan, plan_for, whole_game_plan};

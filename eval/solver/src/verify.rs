@@ -124,3 +124,143 @@ pub fn check_random_positions(
     }
     Ok(proved)
 }
+
+/// Checks `samples` random positions of a win/draw/loss unit (all where it holds fewer)
+/// against their moves, with the game's own move generator rather than the solver's: a
+/// position's value must be the best over its moves (a mill's move valued by its best
+/// removal), and its turns to the next removal must be what perfect play gives (the
+/// fewest over the winning moves, the most over the moves of a lost position, a mill's
+/// move counting 1), so that false wins supporting each other around a cycle are caught.
+/// `solver` must hold the unit's and its twin's turns to the next removal (read from
+/// their files) and the values of the units with one man fewer. Returns the positions
+/// checked.
+///
+/// # Errors
+/// The first position that breaks a rule, as its position string and what is wrong.
+pub fn check_wdl_unit(
+    solver: &crate::wdl::WdlSolver,
+    unit: crate::wdl::Unit,
+    samples: usize,
+    seed: u64,
+) -> Result<u64, String> {
+    use rayon::prelude::*;
+    let table = solver.table(unit).ok_or("the unit is not loaded")?;
+    if table.to_removal.len() != table.len {
+        return Err("the unit's turns to the next removal are not loaded".into());
+    }
+    let all = table.len <= samples;
+    let indices: Vec<usize> = if all {
+        (0..table.len).collect()
+    } else {
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        (0..samples)
+            .map(|_| rng.random_range(0..table.len))
+            .collect()
+    };
+    let checked = indices
+        .par_iter()
+        .map(|&i| check_wdl_position(solver, unit, i).map(u64::from))
+        .try_reduce(|| 0, |a, b| Ok(a + b))?;
+    Ok(checked)
+}
+
+/// Checks index `i` of `unit`: `Ok(false)` for an unused index.
+fn check_wdl_position(
+    solver: &crate::wdl::WdlSolver,
+    unit: crate::wdl::Unit,
+    i: usize,
+) -> Result<bool, String> {
+    use crate::wdl::Wdl;
+    let rules = *solver.rules();
+    let table = solver.table(unit).expect("checked by the caller");
+    let Some(pos) = solver.indexer().position_at(&rules, &unit.subspace(), i) else {
+        return Ok(false);
+    };
+    let stored = table.get(i).ok_or("an unused index at a position")?;
+    let turns = u32::from(table.to_removal[i]);
+    // Each move: its value for the player to move here, and its turns to the next removal.
+    let mut moves: Vec<(Wdl, u32)> = Vec::new();
+    for &m in pos.legal_moves(&rules).iter() {
+        let mut next = pos;
+        next.play_unchecked(&rules, m);
+        if next.side_to_move() == pos.side_to_move() {
+            moves.push((best_removal(solver, &next)?, 1));
+        } else {
+            let (v, d) = wdl_for_mover(solver, &next)?;
+            moves.push((v.negate(), d + 1));
+        }
+    }
+    let rank = |v: Wdl| match v {
+        Wdl::Loss => 0,
+        Wdl::Draw => 1,
+        Wdl::Win => 2,
+    };
+    let best = moves
+        .iter()
+        .map(|m| m.0)
+        .max_by_key(|&v| rank(v))
+        .unwrap_or(Wdl::Loss);
+    let expected_turns = match best {
+        Wdl::Win => moves.iter().filter(|m| m.0 == Wdl::Win).map(|m| m.1).min(),
+        Wdl::Loss => Some(moves.iter().map(|m| m.1).max().unwrap_or(0)),
+        Wdl::Draw => None,
+    };
+    let fits = best == stored && expected_turns.is_none_or(|t| t.min(255) == turns);
+    if fits {
+        Ok(true)
+    } else {
+        Err(format!(
+            "{}: stored {stored:?} in {turns} turns to the next removal, its moves give \
+             {best:?} in {expected_turns:?}",
+            pos.to_position_string(&rules)
+        ))
+    }
+}
+
+/// The value for the player to move in `pos` (no removal pending) and its turns to the
+/// next removal (0 for a finished game), from the tables: a position with Black to move
+/// is read as its colour-swapped twin.
+fn wdl_for_mover(
+    solver: &crate::wdl::WdlSolver,
+    pos: &Position,
+) -> Result<(crate::wdl::Wdl, u32), String> {
+    use crate::wdl::{Unit, Wdl};
+    if let Status::Win { winner, .. } = pos.status(solver.rules(), 1) {
+        let v = if winner == pos.side_to_move() {
+            Wdl::Win
+        } else {
+            Wdl::Loss
+        };
+        return Ok((v, 0));
+    }
+    let side = pos.side_to_move();
+    let (mine, theirs) = (pos.men(side), pos.men(side.opposite()));
+    let unit = Unit {
+        white: mine.count() as u8,
+        black: theirs.count() as u8,
+    };
+    let table = solver
+        .table(unit)
+        .ok_or_else(|| format!("unit {unit:?} is not loaded"))?;
+    let i = solver.indexer().index_of_men(mine, theirs);
+    let v = table.get(i).ok_or("a position at an unused index")?;
+    let turns = table.to_removal.get(i).map_or(0, |&t| u32::from(t));
+    Ok((v, turns))
+}
+
+/// The best removal's value for the player who closed a mill in `pos` (removal pending).
+fn best_removal(solver: &crate::wdl::WdlSolver, pos: &Position) -> Result<crate::wdl::Wdl, String> {
+    use crate::wdl::Wdl;
+    let rules = *solver.rules();
+    let mut best = Wdl::Loss;
+    for &m in pos.legal_moves(&rules).iter() {
+        let mut next = *pos;
+        next.play_unchecked(&rules, m);
+        match wdl_for_mover(solver, &next)?.0.negate() {
+            Wdl::Win => return Ok(Wdl::Win),
+            Wdl::Draw => best = Wdl::Draw,
+            Wdl::Loss => {}
+        }
+    }
+    Ok(best)
+}
