@@ -57,6 +57,9 @@ pub fn run(args: &ProbeArgs) -> anyhow::Result<()> {
         outln!("{side} to move: {outcome} (the game is over: {status})");
         return Ok(());
     }
+    if kvarn_solver::db::has_wdl(&args.db, &rules) {
+        return probe_wdl(args, rules, &pos);
+    }
     let databases = Databases::open(&args.db, rules)?;
     // Only the subspaces of the position and of its moves are read.
     let mut needed = vec![pos];
@@ -80,6 +83,54 @@ pub fn run(args: &ProbeArgs) -> anyhow::Result<()> {
     for (mv, v) in moves {
         let v = v.map_or("not in the databases".to_string(), describe);
         outln!("  {mv:>7}  {v}");
+    }
+    Ok(())
+}
+
+/// `kvarn probe` over win/draw/loss tables of the whole moving phase: a position of the
+/// moving phase from its table, with its turns to the next removal; one with men in hand by
+/// the placing search over the tables, with the time and positions the proof took; and
+/// every move's value.
+fn probe_wdl(args: &ProbeArgs, rules: kvarn_game::Rules, pos: &Position) -> anyhow::Result<()> {
+    use kvarn_game::Color;
+    use kvarn_solver::placing::PlacingSearch;
+    use kvarn_solver::wdl::Wdl;
+    let loading = std::time::Instant::now();
+    let tables = kvarn_solver::db::load_wdl_values(&args.db, rules)?;
+    tracing::info!(seconds = loading.elapsed().as_secs_f64(), "tables read");
+    let mut search = PlacingSearch::new(&tables);
+    let started = std::time::Instant::now();
+    let value = search.value(pos);
+    let moving = pos.in_hand(Color::White) + pos.in_hand(Color::Black) == 0;
+    let how = if moving && !pos.pending_removal() {
+        "from the moving phase's tables".to_string()
+    } else {
+        format!(
+            "proved by the placing search in {:.2} s, {} positions",
+            started.elapsed().as_secs_f64(),
+            search.nodes
+        )
+    };
+    let words = |v: Wdl| match v {
+        Wdl::Win => "win for the player to move",
+        Wdl::Draw => "draw",
+        Wdl::Loss => "loss for the player to move",
+    };
+    outln!("{}", pos.to_position_string(&rules));
+    outln!("{} to move: {} ({how})", pos.side_to_move(), words(value));
+    let space = kvarn_game::ActionSpace::new(&rules);
+    let mut moves: Vec<_> = pos.legal_moves(&rules).iter().copied().collect();
+    moves.sort_by_key(|&m| space.index(m));
+    for m in moves {
+        let mut next = *pos;
+        next.play_unchecked(&rules, m);
+        let v = search.value(&next);
+        let v = if next.side_to_move() == pos.side_to_move() {
+            v
+        } else {
+            v.negate()
+        };
+        outln!("  {m:>7}  {}", words(v));
     }
     Ok(())
 }

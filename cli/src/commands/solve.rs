@@ -165,8 +165,10 @@ fn solve_wdl(args: &SolveArgs, rules: Rules) -> anyhow::Result<()> {
                 for (t, n) in sums.iter_mut().zip(c) {
                     *t += n;
                 }
+                let [win, loss] = table.longest();
                 let line = format!(
-                    "{}v{}: {} positions, {} won, {} drawn, {} lost; {secs:.1} s{}",
+                    "{}v{}: {} positions, {} won, {} drawn, {} lost; longest win {win}, loss \
+                     {loss} turns to the next removal; {secs:.1} s{}",
                     u.white,
                     u.black,
                     c.iter().sum::<u64>(),

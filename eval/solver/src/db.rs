@@ -614,10 +614,48 @@ pub fn solve_wdl_into(
                 write_wdl(dir, &rules, solver.table(u).expect("just solved"))?;
             }
         }
+        on_pair(&solver, &units, resumed, began.elapsed().as_secs_f64());
         for &u in &units {
             solver.keep_values_only(u);
         }
-        on_pair(&solver, &units, resumed, began.elapsed().as_secs_f64());
+    }
+    Ok(solver)
+}
+
+/// Whether `dir` holds win/draw/loss tables of `rules` ([`solve_wdl_into`]).
+pub fn has_wdl(dir: &Path, rules: &Rules) -> bool {
+    let start = prefix(rules);
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(&start) && name.ends_with(".kvwdl")
+        })
+    })
+}
+
+/// The values of every unit of the moving phase of `rules`, from 3 against 3 up to the
+/// variant's men a side, read from `dir` (the turns to the next removal are left out:
+/// [`read_wdl`] reads a unit whole).
+///
+/// # Errors
+/// A unit's file is missing, damaged or of other rules.
+pub fn load_wdl_values(dir: &Path, rules: Rules) -> Result<WdlSolver, DbError> {
+    let mut solver = WdlSolver::new(rules);
+    for (unit, twin) in WdlSolver::plan(rules.men()) {
+        for u in [unit, twin] {
+            if solver.table(u).is_some() {
+                continue;
+            }
+            let table =
+                read_wdl(dir, &rules, u, solver.size(u))?.ok_or_else(|| DbError::Damaged {
+                    path: dir.join(wdl_file_name(&rules, u)),
+                    reason: "missing: the moving phase is not solved whole (kvarn solve --wdl)"
+                        .into(),
+                })?;
+            solver.insert(table);
+            solver.keep_values_only(u);
+        }
     }
     Ok(solver)
 }

@@ -112,6 +112,20 @@ impl WdlTable {
         (self.packed[i / 4] >> (2 * (i % 4))) & 3
     }
 
+    /// The most turns to the next removal of a won and of a lost position (0 where there
+    /// is none, or the turns are not in memory).
+    pub fn longest(&self) -> [u8; 2] {
+        let mut most = [0u8; 2];
+        for (i, &t) in self.to_removal.iter().enumerate() {
+            match self.get(i) {
+                Some(Wdl::Win) => most[0] = most[0].max(t),
+                Some(Wdl::Loss) => most[1] = most[1].max(t),
+                _ => {}
+            }
+        }
+        most
+    }
+
     /// Wins, draws and losses.
     pub fn counts(&self) -> [u64; 3] {
         let mut c = [0u64; 3];
@@ -186,6 +200,41 @@ impl Side {
         self.to_removal[i].store(turns.min(255) as u8, Ordering::Relaxed);
         Side::mark(level, i);
         true
+    }
+}
+
+/// Indices of a position's successor or predecessor classes, on the stack: a position has
+/// at most 3 × 21 flights or 9 × 4 slides.
+struct Classes {
+    items: [u32; 64],
+    len: usize,
+}
+
+impl Classes {
+    fn new() -> Classes {
+        Classes {
+            items: [0; 64],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, i: usize) {
+        self.items[self.len] = i as u32;
+        self.len += 1;
+    }
+
+    /// Each class once.
+    fn distinct(&mut self) -> &[u32] {
+        let items = &mut self.items[..self.len];
+        items.sort_unstable();
+        let mut n = 0;
+        for k in 0..items.len() {
+            if k == 0 || items[k] != items[n - 1] {
+                items[n] = items[k];
+                n += 1;
+            }
+        }
+        &self.items[..n]
     }
 }
 
@@ -339,7 +388,7 @@ impl WdlSolver {
             inside: 0,
             moves: false,
         };
-        let mut inside: Vec<usize> = Vec::new();
+        let mut inside = Classes::new();
         for from in white {
             let targets = if flying {
                 empty
@@ -361,9 +410,7 @@ impl WdlSolver {
                 }
             }
         }
-        inside.sort_unstable();
-        inside.dedup();
-        look.inside = inside.len();
+        look.inside = inside.distinct().len();
         look
     }
 
@@ -440,13 +487,12 @@ impl WdlSolver {
             .indexer
             .men_at(side.unit.white, side.unit.black, i)
             .expect("decided positions exist");
-        let mut before: Vec<usize> = Vec::new();
+        let mut before = Classes::new();
         self.for_each_predecessor(white, black, |pw, pb| {
             before.push(self.indexer.index_of_men(pw, pb));
         });
-        before.sort_unstable();
-        before.dedup();
-        for j in before {
+        for &j in before.distinct() {
+            let j = j as usize;
             match code {
                 LOSS => {
                     partner.decide(j, WIN, level + 1, &partner.next);
