@@ -38,12 +38,6 @@ impl RunTag {
     }
 }
 
-/// A new run's identity: 64 random bits in hexadecimal, so that no two runs share one
-/// (their seeds and configurations may well be the same).
-pub fn new_run_id() -> String {
-    format!("{:016x}", rand::random::<u64>())
-}
-
 /// The SHA-256 of a file's bytes, in hexadecimal. (A CRC-32 would not do: the files end
 /// with a CRC-32 of their own content, which makes every file's CRC-32 the same.)
 ///

@@ -27,6 +27,12 @@ pub const MANIFEST_VERSION: u32 = 4;
 /// checksum and the amendments, which its first resume records.
 pub const MANIFEST_OLDEST_VERSION: u32 = 3;
 
+/// A new run's identity: 64 random bits in hexadecimal, so that no two runs share one
+/// (their seeds and configurations may well be the same).
+pub fn new_run_id() -> String {
+    format!("{:016x}", rand::random::<u64>())
+}
+
 /// What `manifest.json` holds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Manifest {
@@ -127,7 +133,7 @@ impl Manifest {
                 config_crc32: Some(config_crc32),
                 amendments: Vec::new(),
                 generations_target: None,
-                run_id: Some(crate::binding::new_run_id()),
+                run_id: Some(new_run_id()),
                 models: BTreeMap::new(),
             },
             history: Vec::new(),

@@ -56,7 +56,7 @@ pub fn resumed_config(
         }
     }
     if manifest.state.run_id.is_none() {
-        manifest.state.run_id = Some(crate::binding::new_run_id());
+        manifest.state.run_id = Some(crate::manifest::new_run_id());
         changed = true;
     }
     let origin = path.display().to_string();
