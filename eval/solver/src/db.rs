@@ -500,9 +500,12 @@ pub fn wdl_file_name(rules: &Rules, unit: Unit) -> String {
 /// [`DbError::Io`] when the file cannot be written.
 pub fn write_wdl(dir: &Path, rules: &Rules, table: &WdlTable) -> Result<(), DbError> {
     let path = dir.join(wdl_file_name(rules, table.unit));
-    let mut raw = table.packed.clone();
-    raw.extend_from_slice(&table.to_removal);
-    let payload = zstd::bulk::compress(&raw, 3).map_err(io_error(&path))?;
+    // Compressed as one stream, without a copy of the two parts side by side.
+    let mut encoder = zstd::stream::Encoder::new(Vec::new(), 3).map_err(io_error(&path))?;
+    std::io::Write::write_all(&mut encoder, &table.packed).map_err(io_error(&path))?;
+    std::io::Write::write_all(&mut encoder, &table.to_removal).map_err(io_error(&path))?;
+    let payload = encoder.finish().map_err(io_error(&path))?;
+    let raw_len = table.packed.len() + table.to_removal.len();
     let header = WdlHeader {
         variant: rules.variant(),
         flying: rules.flying(),
@@ -510,7 +513,7 @@ pub fn write_wdl(dir: &Path, rules: &Rules, table: &WdlTable) -> Result<(), DbEr
         black: table.unit.black,
         count: table.len as u64,
         values: table.counts(),
-        raw_bytes: raw.len() as u64,
+        raw_bytes: raw_len as u64,
     };
     write_container(&path, WDL_MAGIC, WDL_VERSION, &header, &payload).map_err(container_error)
 }

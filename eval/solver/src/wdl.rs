@@ -538,20 +538,29 @@ impl WdlSolver {
     }
 }
 
-/// The table of a solved side: unknown positions are draws.
+/// The table of a solved side: unknown positions are draws. The side's working arrays
+/// are given back as the table is made, so that a large unit does not hold both.
 fn finish(side: Side) -> WdlTable {
-    let len = side.state.len();
+    let Side {
+        unit,
+        state,
+        counter,
+        to_removal,
+        current,
+        next,
+    } = side;
+    drop((counter, current, next));
+    let len = state.len();
     let mut packed = vec![0u8; len.div_ceil(4)];
-    let mut to_removal = vec![0u8; len];
-    for (i, s) in side.state.into_iter().enumerate() {
-        let code = s.into_inner() & 3;
-        packed[i / 4] |= code << (2 * (i % 4));
-        if code == WIN || code == LOSS {
-            to_removal[i] = side.to_removal[i].load(Ordering::Relaxed);
-        }
+    for (i, s) in state.iter().enumerate() {
+        packed[i / 4] |= (s.load(Ordering::Relaxed) & 3) << (2 * (i % 4));
     }
+    drop(state);
+    // In place (an atomic byte is a byte); only wins and losses were given turns, so
+    // draws and unused indices keep 0.
+    let to_removal: Vec<u8> = to_removal.into_iter().map(AtomicU8::into_inner).collect();
     WdlTable {
-        unit: side.unit,
+        unit,
         len,
         packed,
         to_removal,

@@ -103,3 +103,36 @@ fn a_won_position_has_a_move_one_turn_nearer_the_removal() {
     }
     assert!(checked > 10_000, "{checked}");
 }
+
+#[test]
+fn tables_round_trip_through_their_files_resume_and_refuse_damage() {
+    use kvarn_solver::db;
+    let rules = Rules::new(Variant::Nine);
+    let dir = tempfile::tempdir().unwrap();
+    let mut fresh = 0;
+    let solved = db::solve_wdl_into(dir.path(), rules, 4, |_, units, resumed, _| {
+        fresh += usize::from(!resumed) * units.len();
+    })
+    .unwrap();
+    assert_eq!(fresh, 4, "3v3, 3v4, 4v3 and 4v4");
+    let unit = Unit { white: 3, black: 4 };
+    let len = solved.size(unit);
+    let read = db::read_wdl(dir.path(), &rules, unit, len)
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.packed, solved.table(unit).unwrap().packed);
+    assert_eq!(read.counts(), [102_281, 658_117, 0]);
+    let mut resumed = 0;
+    db::solve_wdl_into(dir.path(), rules, 4, |_, units, r, _| {
+        resumed += usize::from(r) * units.len();
+    })
+    .unwrap();
+    assert_eq!(resumed, 4, "a second solve reads every unit back");
+    let path = dir.path().join(db::wdl_file_name(&rules, unit));
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    let e = db::read_wdl(dir.path(), &rules, unit, len).unwrap_err();
+    assert!(e.to_string().contains("w3b4"), "{e}");
+}
