@@ -70,6 +70,15 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The outcome for the other player.
+    pub fn negate(self) -> Outcome {
+        match self {
+            Outcome::Win => Outcome::Loss,
+            Outcome::Loss => Outcome::Win,
+            Outcome::Draw => Outcome::Draw,
+        }
+    }
+
     /// The outcome a win/draw/loss estimate names: its largest share, ties to the draw
     /// (the call that claims least), then to the win. One rule for the agents' estimates
     /// and for the judge of value targets, so that both count the same calls right.

@@ -93,12 +93,12 @@ pub fn run(args: &ProbeArgs) -> anyhow::Result<()> {
 /// every move's value.
 fn probe_wdl(args: &ProbeArgs, rules: kvarn_game::Rules, pos: &Position) -> anyhow::Result<()> {
     use kvarn_game::Color;
+    use kvarn_game::Outcome;
     use kvarn_solver::placing::PlacingSearch;
-    use kvarn_solver::wdl::Wdl;
     let loading = std::time::Instant::now();
     let tables = kvarn_solver::db::load_wdl_values(&args.db, rules)?;
     tracing::info!(seconds = loading.elapsed().as_secs_f64(), "tables read");
-    let mut search = PlacingSearch::new(&tables);
+    let mut search = PlacingSearch::new(std::sync::Arc::new(tables));
     let started = std::time::Instant::now();
     let value = search.value(pos);
     let moving = pos.in_hand(Color::White) + pos.in_hand(Color::Black) == 0;
@@ -111,10 +111,10 @@ fn probe_wdl(args: &ProbeArgs, rules: kvarn_game::Rules, pos: &Position) -> anyh
             search.nodes
         )
     };
-    let words = |v: Wdl| match v {
-        Wdl::Win => "win for the player to move",
-        Wdl::Draw => "draw",
-        Wdl::Loss => "loss for the player to move",
+    let words = |v: Outcome| match v {
+        Outcome::Win => "win for the player to move",
+        Outcome::Draw => "draw",
+        Outcome::Loss => "loss for the player to move",
     };
     outln!("{}", pos.to_position_string(&rules));
     outln!("{} to move: {} ({how})", pos.side_to_move(), words(value));

@@ -22,6 +22,7 @@ use rand_pcg::Pcg64Mcg;
 
 use kvarn_engine::evaluation::Weights;
 use kvarn_engine::search::{Engine, EngineOptions, Info, Limits};
+use kvarn_solver::judge::WholeGame;
 use kvarn_solver::{Solver, Value};
 
 use crate::error::ArenaError;
@@ -282,6 +283,99 @@ impl Agent for PerfectAgent {
     fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, ArenaError> {
         Ok(self.solver.value(game.position()).map(Value::outcome))
     }
+}
+
+/// The perfect player over win/draw/loss tables ([`kvarn_solver::judge`]): a move of the
+/// best value, and among those the fewest turns to the next removal when winning, the
+/// most when losing, so that it makes progress and never repeats a won line; ties drawn
+/// at random.
+pub struct PerfectWdlAgent {
+    judge: Arc<WholeGame>,
+    rng: Pcg64Mcg,
+    seed: u64,
+    games: u64,
+    name: String,
+}
+
+impl PerfectWdlAgent {
+    /// The perfect player over `judge`'s tables.
+    pub fn new(judge: Arc<WholeGame>, seed: u64, name: String) -> PerfectWdlAgent {
+        PerfectWdlAgent {
+            judge,
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            seed,
+            games: 0,
+            name,
+        }
+    }
+}
+
+impl Agent for PerfectWdlAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self) -> Result<(), ArenaError> {
+        self.games += 1;
+        self.rng = Pcg64Mcg::seed_from_u64(kvarn_game::seeds::derive(self.seed, 0, self.games));
+        Ok(())
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, ArenaError> {
+        let moves = self
+            .judge
+            .move_values(game.position())
+            .map_err(|e| ArenaError::Play {
+                agent: self.name.clone(),
+                reason: e.to_string(),
+            })?;
+        let rank = |v: Outcome| match v {
+            Outcome::Loss => 0,
+            Outcome::Draw => 1,
+            Outcome::Win => 2,
+        };
+        let best = moves
+            .iter()
+            .map(|m| rank(m.value))
+            .max()
+            .ok_or_else(|| ArenaError::Play {
+                agent: self.name.clone(),
+                reason: "asked to move in a finished game".into(),
+            })?;
+        // Fewer turns are better when winning, more when losing.
+        let progress = |m: &kvarn_solver::judge::MoveValue| match m.value {
+            Outcome::Win => -i64::from(m.turns.unwrap_or(0)),
+            _ => i64::from(m.turns.unwrap_or(0)),
+        };
+        let kept: Vec<_> = moves.iter().filter(|m| rank(m.value) == best).collect();
+        let most = kept.iter().map(|m| progress(m)).max().expect("a best move");
+        let chosen: Vec<_> = kept.into_iter().filter(|m| progress(m) == most).collect();
+        Ok(chosen[self.rng.random_range(0..chosen.len())].mv)
+    }
+
+    fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, ArenaError> {
+        Ok(Some(self.judge.value(game.position())))
+    }
+}
+
+/// The win/draw/loss tables of a folder under `rules`, opened once per process and
+/// shared, as [`load_solver`] shares distance tables.
+///
+/// # Errors
+/// What [`WholeGame::open`] reports.
+pub fn load_whole_game(dir: &Path, rules: Rules) -> Result<Arc<WholeGame>, ArenaError> {
+    static CACHE: OnceLock<Mutex<HashMap<(PathBuf, Rules), Arc<WholeGame>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (dir.to_path_buf(), rules);
+    if let Some(j) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(Arc::clone(j));
+    }
+    let opened = Arc::new(WholeGame::open(dir, rules)?);
+    cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, Arc::clone(&opened));
+    Ok(opened)
 }
 
 /// Solvers by database folder and rules.
@@ -552,6 +646,15 @@ impl AgentSpec {
                     rules,
                     options,
                     *limits,
+                    self.to_string(),
+                ))
+            }
+            // Win/draw/loss tables where the folder has them (Nine's whole moving phase),
+            // else distance tables.
+            AgentSpec::Perfect { db, seed } if kvarn_solver::db::has_wdl(db, &rules) => {
+                Box::new(PerfectWdlAgent::new(
+                    load_whole_game(db, rules)?,
+                    seed.unwrap_or(game_seed),
                     self.to_string(),
                 ))
             }

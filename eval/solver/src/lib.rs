@@ -21,6 +21,7 @@ pub mod blunders;
 pub mod db;
 mod error;
 pub mod index;
+pub mod judge;
 pub mod placing;
 mod plan;
 mod retro;

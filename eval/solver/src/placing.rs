@@ -4,10 +4,12 @@
 //! Values ignore both draw rules, as the tables' do.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use kvarn_game::{Color, Position, Rules, Status};
 
-use crate::wdl::{Wdl, WdlSolver};
+use crate::wdl::WdlSolver;
+use kvarn_game::Outcome;
 
 /// What the table knows of a position's value for the player to move: exactly, at least
 /// or at most.
@@ -20,18 +22,18 @@ enum Bound {
 
 /// A search of positions with men in hand over the moving phase's tables, keeping what it
 /// proved between calls.
-pub struct PlacingSearch<'a> {
+pub struct PlacingSearch {
     rules: Rules,
-    tables: &'a WdlSolver,
+    tables: Arc<WdlSolver>,
     known: HashMap<u128, (i8, Bound)>,
     /// Positions searched (table hits included).
     pub nodes: u64,
 }
 
-impl<'a> PlacingSearch<'a> {
+impl PlacingSearch {
     /// A search over `tables`, which must hold every unit of the moving phase the rules
     /// can reach (the units of `tables`' rules up to the variant's men a side).
-    pub fn new(tables: &'a WdlSolver) -> PlacingSearch<'a> {
+    pub fn new(tables: Arc<WdlSolver>) -> PlacingSearch {
         PlacingSearch {
             rules: *tables.rules(),
             tables,
@@ -41,11 +43,11 @@ impl<'a> PlacingSearch<'a> {
     }
 
     /// The value of `pos` for the player to move.
-    pub fn value(&mut self, pos: &Position) -> Wdl {
+    pub fn value(&mut self, pos: &Position) -> Outcome {
         match self.search(pos, -1, 1) {
-            1 => Wdl::Win,
-            -1 => Wdl::Loss,
-            _ => Wdl::Draw,
+            1 => Outcome::Win,
+            -1 => Outcome::Loss,
+            _ => Outcome::Draw,
         }
     }
 
@@ -111,9 +113,9 @@ impl<'a> PlacingSearch<'a> {
             .value_of(pos.men(side), pos.men(side.opposite()))
             .expect("the moving phase's tables hold every unit the placing phase reaches");
         Some(match v {
-            Wdl::Win => 1,
-            Wdl::Draw => 0,
-            Wdl::Loss => -1,
+            Outcome::Win => 1,
+            Outcome::Draw => 0,
+            Outcome::Loss => -1,
         })
     }
 }

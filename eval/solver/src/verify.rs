@@ -1,7 +1,7 @@
 //! Checking the tables without the retrograde code: an exhaustive forward search from a
 //! position proves or refutes its stored value within a horizon.
 
-use kvarn_game::{Position, Rules, Status};
+use kvarn_game::{Outcome, Position, Rules, Status};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -170,7 +170,6 @@ fn check_wdl_position(
     unit: crate::wdl::Unit,
     i: usize,
 ) -> Result<bool, String> {
-    use crate::wdl::Wdl;
     let rules = *solver.rules();
     let table = solver.table(unit).expect("checked by the caller");
     let Some(pos) = solver.indexer().position_at(&rules, &unit.subspace(), i) else {
@@ -179,7 +178,7 @@ fn check_wdl_position(
     let stored = table.get(i).ok_or("an unused index at a position")?;
     let turns = u32::from(table.to_removal[i]);
     // Each move: its value for the player to move here, and its turns to the next removal.
-    let mut moves: Vec<(Wdl, u32)> = Vec::new();
+    let mut moves: Vec<(Outcome, u32)> = Vec::new();
     for &m in pos.legal_moves(&rules).iter() {
         let mut next = pos;
         next.play_unchecked(&rules, m);
@@ -190,20 +189,24 @@ fn check_wdl_position(
             moves.push((v.negate(), d + 1));
         }
     }
-    let rank = |v: Wdl| match v {
-        Wdl::Loss => 0,
-        Wdl::Draw => 1,
-        Wdl::Win => 2,
+    let rank = |v: Outcome| match v {
+        Outcome::Loss => 0,
+        Outcome::Draw => 1,
+        Outcome::Win => 2,
     };
     let best = moves
         .iter()
         .map(|m| m.0)
         .max_by_key(|&v| rank(v))
-        .unwrap_or(Wdl::Loss);
+        .unwrap_or(Outcome::Loss);
     let expected_turns = match best {
-        Wdl::Win => moves.iter().filter(|m| m.0 == Wdl::Win).map(|m| m.1).min(),
-        Wdl::Loss => Some(moves.iter().map(|m| m.1).max().unwrap_or(0)),
-        Wdl::Draw => None,
+        Outcome::Win => moves
+            .iter()
+            .filter(|m| m.0 == Outcome::Win)
+            .map(|m| m.1)
+            .min(),
+        Outcome::Loss => Some(moves.iter().map(|m| m.1).max().unwrap_or(0)),
+        Outcome::Draw => None,
     };
     let fits = best == stored && expected_turns.is_none_or(|t| t.min(255) == turns);
     if fits {
@@ -220,16 +223,13 @@ fn check_wdl_position(
 /// The value for the player to move in `pos` (no removal pending) and its turns to the
 /// next removal (0 for a finished game), from the tables: a position with Black to move
 /// is read as its colour-swapped twin.
-fn wdl_for_mover(
-    solver: &crate::wdl::WdlSolver,
-    pos: &Position,
-) -> Result<(crate::wdl::Wdl, u32), String> {
-    use crate::wdl::{Unit, Wdl};
+fn wdl_for_mover(solver: &crate::wdl::WdlSolver, pos: &Position) -> Result<(Outcome, u32), String> {
+    use crate::wdl::Unit;
     if let Status::Win { winner, .. } = pos.status(solver.rules(), 1) {
         let v = if winner == pos.side_to_move() {
-            Wdl::Win
+            Outcome::Win
         } else {
-            Wdl::Loss
+            Outcome::Loss
         };
         return Ok((v, 0));
     }
@@ -249,17 +249,16 @@ fn wdl_for_mover(
 }
 
 /// The best removal's value for the player who closed a mill in `pos` (removal pending).
-fn best_removal(solver: &crate::wdl::WdlSolver, pos: &Position) -> Result<crate::wdl::Wdl, String> {
-    use crate::wdl::Wdl;
+fn best_removal(solver: &crate::wdl::WdlSolver, pos: &Position) -> Result<Outcome, String> {
     let rules = *solver.rules();
-    let mut best = Wdl::Loss;
+    let mut best = Outcome::Loss;
     for &m in pos.legal_moves(&rules).iter() {
         let mut next = *pos;
         next.play_unchecked(&rules, m);
         match wdl_for_mover(solver, &next)?.0.negate() {
-            Wdl::Win => return Ok(Wdl::Win),
-            Wdl::Draw => best = Wdl::Draw,
-            Wdl::Loss => {}
+            Outcome::Win => return Ok(Outcome::Win),
+            Outcome::Draw => best = Outcome::Draw,
+            Outcome::Loss => {}
         }
     }
     Ok(best)

@@ -13,7 +13,7 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use kvarn_game::{Bitboard, Rules};
+use kvarn_game::{Bitboard, Outcome, Rules};
 use rayon::prelude::*;
 
 use crate::index::Indexer;
@@ -44,28 +44,6 @@ impl Unit {
     }
 }
 
-/// A position's value for the player to move, as the tables keep it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Wdl {
-    /// Neither side can force a win.
-    Draw,
-    /// The player to move wins.
-    Win,
-    /// The player to move loses.
-    Loss,
-}
-
-impl Wdl {
-    /// The value for the other player.
-    pub fn negate(self) -> Wdl {
-        match self {
-            Wdl::Win => Wdl::Loss,
-            Wdl::Loss => Wdl::Win,
-            Wdl::Draw => Wdl::Draw,
-        }
-    }
-}
-
 /// Two-bit codes: what a packed table holds.
 const DRAW: u8 = 0;
 const WIN: u8 = 1;
@@ -78,11 +56,11 @@ const UNKNOWN: u8 = 0;
 /// be lost.
 const CANNOT_LOSE: u8 = 4;
 
-fn decode(code: u8) -> Option<Wdl> {
+fn decode(code: u8) -> Option<Outcome> {
     match code {
-        DRAW => Some(Wdl::Draw),
-        WIN => Some(Wdl::Win),
-        LOSS => Some(Wdl::Loss),
+        DRAW => Some(Outcome::Draw),
+        WIN => Some(Outcome::Win),
+        LOSS => Some(Outcome::Loss),
         _ => None,
     }
 }
@@ -104,7 +82,7 @@ pub struct WdlTable {
 
 impl WdlTable {
     /// The value at index `i`; `None` for an unused index.
-    pub fn get(&self, i: usize) -> Option<Wdl> {
+    pub fn get(&self, i: usize) -> Option<Outcome> {
         decode(self.code(i))
     }
 
@@ -118,8 +96,8 @@ impl WdlTable {
         let mut most = [0u8; 2];
         for (i, &t) in self.to_removal.iter().enumerate() {
             match self.get(i) {
-                Some(Wdl::Win) => most[0] = most[0].max(t),
-                Some(Wdl::Loss) => most[1] = most[1].max(t),
+                Some(Outcome::Win) => most[0] = most[0].max(t),
+                Some(Outcome::Loss) => most[1] = most[1].max(t),
                 _ => {}
             }
         }
@@ -131,9 +109,9 @@ impl WdlTable {
         let mut c = [0u64; 3];
         for i in 0..self.len {
             match self.get(i) {
-                Some(Wdl::Win) => c[0] += 1,
-                Some(Wdl::Draw) => c[1] += 1,
-                Some(Wdl::Loss) => c[2] += 1,
+                Some(Outcome::Win) => c[0] += 1,
+                Some(Outcome::Draw) => c[1] += 1,
+                Some(Outcome::Loss) => c[2] += 1,
                 None => {}
             }
         }
@@ -313,7 +291,7 @@ impl WdlSolver {
 
     /// The value of the position with White men `white` and Black men `black`, White to
     /// move, if its unit is solved.
-    pub fn value_of(&self, white: Bitboard, black: Bitboard) -> Option<Wdl> {
+    pub fn value_of(&self, white: Bitboard, black: Bitboard) -> Option<Outcome> {
         let unit = Unit {
             white: white.count() as u8,
             black: black.count() as u8,
@@ -400,9 +378,9 @@ impl WdlSolver {
                 let moved = white ^ Bitboard::from_square(from) ^ Bitboard::from_square(to);
                 if board.closes_mill(moved, to) {
                     match self.best_removal(moved, black) {
-                        Wdl::Win => look.exit_win = true,
-                        Wdl::Draw => look.exit_draw = true,
-                        Wdl::Loss => {}
+                        Outcome::Win => look.exit_win = true,
+                        Outcome::Draw => look.exit_draw = true,
+                        Outcome::Loss => {}
                     }
                 } else {
                     debug_assert_eq!(black.count() as u8, partner.white);
@@ -418,9 +396,9 @@ impl WdlSolver {
     /// removal of a man of `black`: a win where Black is left with two men, else the
     /// negated value of the position with Black to move, read from the unit with one
     /// Black man fewer.
-    fn best_removal(&self, white: Bitboard, black: Bitboard) -> Wdl {
+    fn best_removal(&self, white: Bitboard, black: Bitboard) -> Outcome {
         if black.count() <= 3 {
-            return Wdl::Win;
+            return Outcome::Win;
         }
         let board = self.rules.board();
         let in_mills = board.men_in_mills(black);
@@ -429,16 +407,16 @@ impl WdlSolver {
         } else {
             black & !in_mills
         };
-        let mut best = Wdl::Loss;
+        let mut best = Outcome::Loss;
         for r in removable {
             let left = black ^ Bitboard::from_square(r);
             let theirs = self
                 .value_of(left, white)
                 .expect("the units with one man fewer are solved first");
             match theirs.negate() {
-                Wdl::Win => return Wdl::Win,
-                Wdl::Draw => best = Wdl::Draw,
-                Wdl::Loss => {}
+                Outcome::Win => return Outcome::Win,
+                Outcome::Draw => best = Outcome::Draw,
+                Outcome::Loss => {}
             }
         }
         best

@@ -2,18 +2,19 @@
 //! whole solutions of Six and Five Men's Morris: the start's value and 10,000 random
 //! positions with men in hand, none different.
 
+use kvarn_game::Outcome;
 use kvarn_game::{Position, Rules, Variant};
 use kvarn_solver::placing::PlacingSearch;
-use kvarn_solver::wdl::{Wdl, WdlSolver};
+use kvarn_solver::wdl::WdlSolver;
 use kvarn_solver::{Solver, Value};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-fn wdl(v: Value) -> Wdl {
+fn wdl(v: Value) -> Outcome {
     match v {
-        Value::Win(_) => Wdl::Win,
-        Value::Draw => Wdl::Draw,
-        Value::Loss(_) => Wdl::Loss,
+        Value::Win(_) => Outcome::Win,
+        Value::Draw => Outcome::Draw,
+        Value::Loss(_) => Outcome::Loss,
     }
 }
 
@@ -24,10 +25,10 @@ fn agrees_with_the_whole_solution(variant: Variant, samples: usize) {
     for (unit, _) in WdlSolver::plan(rules.men()) {
         tables.solve_pair(unit);
     }
-    let mut search = PlacingSearch::new(&tables);
+    let mut search = PlacingSearch::new(std::sync::Arc::new(tables));
     let start = Position::start(&rules);
-    assert_eq!(search.value(&start), Wdl::Draw, "{variant}: the start");
-    assert_eq!(wdl(whole.value(&start).unwrap()), Wdl::Draw);
+    assert_eq!(search.value(&start), Outcome::Draw, "{variant}: the start");
+    assert_eq!(wdl(whole.value(&start).unwrap()), Outcome::Draw);
     let placing: Vec<_> = whole
         .tables()
         .keys()

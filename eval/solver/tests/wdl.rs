@@ -3,8 +3,9 @@
 //! follow (each won position has a move to a position lost for the opponent one turn
 //! nearer, or a mill that wins at once).
 
+use kvarn_game::Outcome;
 use kvarn_game::{Bitboard, Color, Rules, Variant};
-use kvarn_solver::wdl::{Unit, Wdl, WdlSolver};
+use kvarn_solver::wdl::{Unit, WdlSolver};
 use kvarn_solver::{Solver, Subspace, Value};
 
 /// Every unit up to `max_men` a side solved both ways agrees position by position.
@@ -25,9 +26,9 @@ fn agree(rules: Rules, max_men: u8) -> u64 {
                     continue;
                 };
                 let expected = match old.value(&pos).unwrap() {
-                    Value::Win(_) => Wdl::Win,
-                    Value::Draw => Wdl::Draw,
-                    Value::Loss(_) => Wdl::Loss,
+                    Value::Win(_) => Outcome::Win,
+                    Value::Draw => Outcome::Draw,
+                    Value::Loss(_) => Outcome::Loss,
                 };
                 assert_eq!(
                     table.get(i),
@@ -71,7 +72,7 @@ fn a_won_position_has_a_move_one_turn_nearer_the_removal() {
         let table = solver.table(unit).unwrap();
         let flying = unit.white == 3;
         for i in 0..table.len {
-            if table.get(i) != Some(Wdl::Win) {
+            if table.get(i) != Some(Outcome::Win) {
                 continue;
             }
             let (white, black) = ix.men_at(unit.white, unit.black, i).unwrap();
@@ -91,7 +92,7 @@ fn a_won_position_has_a_move_one_turn_nearer_the_removal() {
                     }
                     let j = ix.index_of_men(black, moved);
                     let twin = solver.table(unit.swapped()).unwrap();
-                    twin.get(j) == Some(Wdl::Loss) && twin.to_removal[j] + 1 == d
+                    twin.get(j) == Some(Outcome::Loss) && twin.to_removal[j] + 1 == d
                 })
             });
             assert!(

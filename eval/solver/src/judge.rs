@@ -1,0 +1,130 @@
+//! The exact value of any position of a variant from its moving phase's win/draw/loss
+//! tables alone: a table lookup in the moving phase, the placing search before it
+//! ([`crate::placing`]), and each move's value with the turns to the next removal it
+//! leaves, so that a perfect player makes progress. The turns of a unit are read from its
+//! file when a move first needs them (all of Nine's would take 9 GB), a few units kept.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use kvarn_game::{Color, Move, Position, Rules, Status};
+
+use crate::db::{self, DbError};
+use crate::placing::PlacingSearch;
+use crate::wdl::{Unit, WdlSolver};
+use kvarn_game::Outcome;
+
+/// Units whose turns to the next removal are kept in memory at once.
+const TURNS_KEPT: usize = 4;
+
+/// A move's exact value for the player who makes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveValue {
+    /// The move.
+    pub mv: Move,
+    /// Its value for the player to move before it.
+    pub value: Outcome,
+    /// Turns to the next removal it leaves, for the player to move before it: 1 for a
+    /// move that closes a mill, the position's turns + 1 after a slide; `None` in the
+    /// placing phase (which ends within 2 × men turns anyway) and for draws.
+    pub turns: Option<u32>,
+}
+
+/// Exact values from a folder of win/draw/loss tables.
+pub struct WholeGame {
+    rules: Rules,
+    dir: PathBuf,
+    tables: Arc<WdlSolver>,
+    placing: Mutex<PlacingSearch>,
+    turns: Mutex<HashMap<Unit, Arc<Vec<u8>>>>,
+}
+
+impl WholeGame {
+    /// The tables of `rules` in `dir`, every unit of the moving phase.
+    ///
+    /// # Errors
+    /// A unit's file is missing, damaged or of other rules.
+    pub fn open(dir: &Path, rules: Rules) -> Result<WholeGame, DbError> {
+        let tables = Arc::new(db::load_wdl_values(dir, rules)?);
+        Ok(WholeGame {
+            rules,
+            dir: dir.to_path_buf(),
+            placing: Mutex::new(PlacingSearch::new(Arc::clone(&tables))),
+            tables,
+            turns: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The rules the values hold for (draw rules ignored).
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The value of `pos` for the player to move.
+    pub fn value(&self, pos: &Position) -> Outcome {
+        self.placing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .value(pos)
+    }
+
+    /// Every legal move of `pos` with its value and the turns it leaves.
+    ///
+    /// # Errors
+    /// A unit's file cannot be read for its turns.
+    pub fn move_values(&self, pos: &Position) -> Result<Vec<MoveValue>, DbError> {
+        let moving = pos.in_hand(Color::White) + pos.in_hand(Color::Black) == 0;
+        let mut out = Vec::new();
+        for &mv in pos.legal_moves(&self.rules).iter() {
+            let mut next = *pos;
+            next.play_unchecked(&self.rules, mv);
+            let same = next.side_to_move() == pos.side_to_move();
+            let v = self.value(&next);
+            let value = if same { v } else { v.negate() };
+            let turns = match (moving, value) {
+                (false, _) | (_, Outcome::Draw) => None,
+                (true, _) if same || next.pending_removal() => Some(1),
+                (true, _) => Some(self.turns_of(&next)? + 1),
+            };
+            out.push(MoveValue { mv, value, turns });
+        }
+        Ok(out)
+    }
+
+    /// Turns to the next removal of a position of the moving phase (0 for a finished game).
+    fn turns_of(&self, pos: &Position) -> Result<u32, DbError> {
+        if matches!(pos.status(&self.rules, 1), Status::Win { .. }) {
+            return Ok(0);
+        }
+        let side = pos.side_to_move();
+        let (mine, theirs) = (pos.men(side), pos.men(side.opposite()));
+        let unit = Unit {
+            white: mine.count() as u8,
+            black: theirs.count() as u8,
+        };
+        let turns = self.unit_turns(unit)?;
+        let i = self.tables.indexer().index_of_men(mine, theirs);
+        Ok(u32::from(turns[i]))
+    }
+
+    /// A unit's turns to the next removal, read from its file on first use.
+    fn unit_turns(&self, unit: Unit) -> Result<Arc<Vec<u8>>, DbError> {
+        let mut kept = self.turns.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = kept.get(&unit) {
+            return Ok(Arc::clone(t));
+        }
+        let len = self.tables.size(unit);
+        let table =
+            db::read_wdl(&self.dir, &self.rules, unit, len)?.ok_or_else(|| DbError::Damaged {
+                path: self.dir.join(db::wdl_file_name(&self.rules, unit)),
+                reason: "missing".into(),
+            })?;
+        if kept.len() >= TURNS_KEPT {
+            kept.clear();
+        }
+        let turns = Arc::new(table.to_removal);
+        kept.insert(unit, Arc::clone(&turns));
+        Ok(turns)
+    }
+}
