@@ -364,13 +364,26 @@ impl Agent for PerfectWdlAgent {
 /// # Errors
 /// What [`WholeGame::open`] reports.
 pub fn load_whole_game(dir: &Path, rules: Rules) -> Result<Arc<WholeGame>, ArenaError> {
-    static CACHE: OnceLock<Mutex<HashMap<(PathBuf, Rules), Arc<WholeGame>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    static CACHE: OnceLock<Shared<WholeGame>> = OnceLock::new();
+    shared(&CACHE, dir, rules, || Ok(WholeGame::open(dir, rules)?))
+}
+
+/// What a folder of tables opened under some rules gives, once per process.
+type Shared<T> = Mutex<HashMap<(PathBuf, Rules), Arc<T>>>;
+
+/// The value `open` makes for `dir` and `rules`, made once and shared.
+fn shared<T>(
+    cache: &OnceLock<Shared<T>>,
+    dir: &Path,
+    rules: Rules,
+    open: impl FnOnce() -> Result<T, ArenaError>,
+) -> Result<Arc<T>, ArenaError> {
+    let cache = cache.get_or_init(|| Mutex::new(HashMap::new()));
     let key = (dir.to_path_buf(), rules);
-    if let Some(j) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return Ok(Arc::clone(j));
+    if let Some(t) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(Arc::clone(t));
     }
-    let opened = Arc::new(WholeGame::open(dir, rules)?);
+    let opened = Arc::new(open()?);
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -378,27 +391,16 @@ pub fn load_whole_game(dir: &Path, rules: Rules) -> Result<Arc<WholeGame>, Arena
     Ok(opened)
 }
 
-/// Solvers by database folder and rules.
-type SolverCache = Mutex<HashMap<(PathBuf, Rules), Arc<Solver>>>;
-
 /// The solver of a database folder under `rules`, loaded once per process and shared (by
 /// every perfect player, and by whatever else judges games).
 ///
 /// # Errors
 /// What [`kvarn_solver::db::Databases::open`] and its `load` report.
 pub fn load_solver(dir: &Path, rules: Rules) -> Result<Arc<Solver>, ArenaError> {
-    static CACHE: OnceLock<SolverCache> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let key = (dir.to_path_buf(), rules);
-    if let Some(s) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return Ok(Arc::clone(s));
-    }
-    let loaded = Arc::new(kvarn_solver::db::Databases::open(dir, rules)?.load(None)?);
-    cache
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, Arc::clone(&loaded));
-    Ok(loaded)
+    static CACHE: OnceLock<Shared<Solver>> = OnceLock::new();
+    shared(&CACHE, dir, rules, || {
+        Ok(kvarn_solver::db::Databases::open(dir, rules)?.load(None)?)
+    })
 }
 
 /// A parsed agent specification, from which agents are built (one per game, so that
