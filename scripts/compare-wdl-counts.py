@@ -16,6 +16,7 @@ import sys
 LINE = re.compile(
     r"^(\d+)v(\d+): (\d+) positions, (\d+) won, (\d+) drawn, (\d+) lost;"
     r"(?: longest win (\d+), loss (\d+) turns to the next removal;)? ([\d.]+) s"
+    r"(?: \(read from its file\))?(?:; sha256 ([0-9a-f]+))?"
 )
 
 
@@ -37,7 +38,7 @@ def main():
         m = LINE.match(line.strip())
         if not m:
             continue
-        w, b, n, won, drawn, lost, lw, ll, secs = m.groups()
+        w, b, n, won, drawn, lost, lw, ll, secs, _digest = m.groups()
         r = ref.get((int(w), int(b)))
         verdict, depths = "no row", "–"
         if r:

@@ -190,7 +190,7 @@ pub fn games_in_shards(
     config: &RunConfig,
     g: u32,
 ) -> Result<BTreeSet<u64>, RunError> {
-    let seed = kvarn_game::seeds::derive(config.seed, stream::SELFPLAY, u64::from(g));
+    let seed = selfplay_seed(config, g);
     let games = config.run.games_per_generation;
     let files = dir
         .shard_files(g)
@@ -229,6 +229,12 @@ pub fn games_in_shards(
         }
     }
     Ok(found.into_keys().collect())
+}
+
+/// The seed generation `g`'s self-play games are played with (each game's own derived from
+/// it and its number), here or on a cluster, and recorded in its shards.
+pub fn selfplay_seed(config: &RunConfig, g: u32) -> u64 {
+    kvarn_game::seeds::derive(config.seed, stream::SELFPLAY, u64::from(g))
 }
 
 fn foreign(path: &Path, reason: String) -> RunError {

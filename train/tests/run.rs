@@ -100,7 +100,7 @@ fn a_small_run_finishes_and_a_stopped_run_resumes() {
         },
         games: 2,
         skip: BTreeSet::new(),
-        seed: 0,
+        seed: kvarn_train::binding::selfplay_seed(&cfg2, 2),
         out: Some(d.shards(2)),
         shard_prefix: "selfplay".into(),
         model: "partial".into(),

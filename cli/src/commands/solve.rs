@@ -166,9 +166,10 @@ fn solve_wdl(args: &SolveArgs, rules: Rules) -> anyhow::Result<()> {
                     *t += n;
                 }
                 let [win, loss] = table.longest();
+                let digest = table.digest().unwrap_or_default();
                 let line = format!(
                     "{}v{}: {} positions, {} won, {} drawn, {} lost; longest win {win}, loss \
-                     {loss} turns to the next removal; {secs:.1} s{}",
+                     {loss} turns to the next removal; {secs:.1} s{}; sha256 {digest}",
                     u.white,
                     u.black,
                     c.iter().sum::<u64>(),

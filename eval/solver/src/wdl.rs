@@ -104,6 +104,20 @@ impl WdlTable {
         most
     }
 
+    /// SHA-256 of the table (its packed values, then its turns to the next removal), in
+    /// hexadecimal: what a rebuild must reproduce bit for bit. Only while the turns are in
+    /// memory; `None` after [`WdlSolver::keep_values_only`].
+    pub fn digest(&self) -> Option<String> {
+        use sha2::{Digest, Sha256};
+        if self.to_removal.len() != self.len {
+            return None;
+        }
+        let mut h = Sha256::new();
+        h.update(&self.packed);
+        h.update(&self.to_removal);
+        Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    }
+
     /// Wins, draws and losses.
     pub fn counts(&self) -> [u64; 3] {
         let mut c = [0u64; 3];

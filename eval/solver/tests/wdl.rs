@@ -49,6 +49,15 @@ fn nine_with_flying_agrees_with_the_distance_tables_up_to_four_men() {
     assert!(compared > 1_000_000, "{compared}");
 }
 
+/// The comparison the solving issue asks for, 3 to 5 men a side (about two minutes in a
+/// release build): `cargo test --release -p kvarn-solver --test wdl -- --ignored`.
+#[test]
+#[ignore = "minutes: run on purpose"]
+fn nine_with_flying_agrees_with_the_distance_tables_up_to_five_men() {
+    let compared = agree(Rules::new(Variant::Nine), 5);
+    assert!(compared > 60_000_000, "{compared}");
+}
+
 #[test]
 fn nine_without_flying_and_six_agree_with_the_distance_tables() {
     agree(Rules::new(Variant::Nine).with_flying(false).unwrap(), 4);

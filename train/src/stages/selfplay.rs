@@ -76,7 +76,7 @@ pub fn play(
         games,
         skip.len() as u64,
     );
-    let seed = kvarn_game::seeds::derive(config.seed, stream::SELFPLAY, u64::from(g));
+    let seed = crate::binding::selfplay_seed(config, g);
     if config.selfplay.backend == Backend::Ray {
         let job = ClusterJob {
             config,
