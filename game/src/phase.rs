@@ -70,6 +70,16 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The outcome as a score for the player to move: 1 a win, 0 a draw, -1 a loss, so
+    /// that the better of two outcomes is the larger.
+    pub fn score(self) -> i8 {
+        match self {
+            Outcome::Win => 1,
+            Outcome::Draw => 0,
+            Outcome::Loss => -1,
+        }
+    }
+
     /// The outcome for the other player.
     pub fn negate(self) -> Outcome {
         match self {

@@ -219,13 +219,39 @@ impl Agent for AlphaBetaAgent {
     }
 }
 
+/// How a perfect player draws among equally good moves: a sequence of its own each game,
+/// so that games against the same opponent differ, and the same games from the same seed.
+struct TieBreak {
+    rng: Pcg64Mcg,
+    seed: u64,
+    games: u64,
+}
+
+impl TieBreak {
+    fn new(seed: u64) -> TieBreak {
+        TieBreak {
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            seed,
+            games: 0,
+        }
+    }
+
+    fn new_game(&mut self) {
+        self.games += 1;
+        self.rng = Pcg64Mcg::seed_from_u64(kvarn_game::seeds::derive(self.seed, 0, self.games));
+    }
+
+    /// One of `n` equally good choices.
+    fn pick(&mut self, n: usize) -> usize {
+        self.rng.random_range(0..n)
+    }
+}
+
 /// Plays value-optimal moves from the solver's databases: the fastest win, the slowest
 /// loss, and a random one of the drawing moves, so that games against it vary.
 pub struct PerfectAgent {
     solver: Arc<Solver>,
-    rng: Pcg64Mcg,
-    seed: u64,
-    games: u64,
+    ties: TieBreak,
     name: String,
 }
 
@@ -234,9 +260,7 @@ impl PerfectAgent {
     pub fn new(solver: Arc<Solver>, seed: u64, name: String) -> PerfectAgent {
         PerfectAgent {
             solver,
-            rng: Pcg64Mcg::seed_from_u64(seed),
-            seed,
-            games: 0,
+            ties: TieBreak::new(seed),
             name,
         }
     }
@@ -248,9 +272,7 @@ impl Agent for PerfectAgent {
     }
 
     fn new_game(&mut self) -> Result<(), ArenaError> {
-        // A new sequence each game, so that games against the same opponent differ.
-        self.games += 1;
-        self.rng = Pcg64Mcg::seed_from_u64(kvarn_game::seeds::derive(self.seed, 0, self.games));
+        self.ties.new_game();
         Ok(())
     }
 
@@ -277,7 +299,7 @@ impl Agent for PerfectAgent {
                 reason: "asked to move in a finished game".into(),
             });
         }
-        Ok(best[self.rng.random_range(0..best.len())].0)
+        Ok(best[self.ties.pick(best.len())].0)
     }
 
     fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, ArenaError> {
@@ -291,9 +313,7 @@ impl Agent for PerfectAgent {
 /// at random.
 pub struct PerfectWdlAgent {
     judge: Arc<WholeGame>,
-    rng: Pcg64Mcg,
-    seed: u64,
-    games: u64,
+    ties: TieBreak,
     name: String,
 }
 
@@ -302,9 +322,7 @@ impl PerfectWdlAgent {
     pub fn new(judge: Arc<WholeGame>, seed: u64, name: String) -> PerfectWdlAgent {
         PerfectWdlAgent {
             judge,
-            rng: Pcg64Mcg::seed_from_u64(seed),
-            seed,
-            games: 0,
+            ties: TieBreak::new(seed),
             name,
         }
     }
@@ -316,8 +334,7 @@ impl Agent for PerfectWdlAgent {
     }
 
     fn new_game(&mut self) -> Result<(), ArenaError> {
-        self.games += 1;
-        self.rng = Pcg64Mcg::seed_from_u64(kvarn_game::seeds::derive(self.seed, 0, self.games));
+        self.ties.new_game();
         Ok(())
     }
 
@@ -329,14 +346,9 @@ impl Agent for PerfectWdlAgent {
                 agent: self.name.clone(),
                 reason: e.to_string(),
             })?;
-        let rank = |v: Outcome| match v {
-            Outcome::Loss => 0,
-            Outcome::Draw => 1,
-            Outcome::Win => 2,
-        };
         let best = moves
             .iter()
-            .map(|m| rank(m.value))
+            .map(|m| m.value.score())
             .max()
             .ok_or_else(|| ArenaError::Play {
                 agent: self.name.clone(),
@@ -347,10 +359,10 @@ impl Agent for PerfectWdlAgent {
             Outcome::Win => -i64::from(m.turns.unwrap_or(0)),
             _ => i64::from(m.turns.unwrap_or(0)),
         };
-        let kept: Vec<_> = moves.iter().filter(|m| rank(m.value) == best).collect();
+        let kept: Vec<_> = moves.iter().filter(|m| m.value.score() == best).collect();
         let most = kept.iter().map(|m| progress(m)).max().expect("a best move");
         let chosen: Vec<_> = kept.into_iter().filter(|m| progress(m) == most).collect();
-        Ok(chosen[self.rng.random_range(0..chosen.len())].mv)
+        Ok(chosen[self.ties.pick(chosen.len())].mv)
     }
 
     fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, ArenaError> {

@@ -112,11 +112,7 @@ impl PlacingSearch {
             .tables
             .value_of(pos.men(side), pos.men(side.opposite()))
             .expect("the moving phase's tables hold every unit the placing phase reaches");
-        Some(match v {
-            Outcome::Win => 1,
-            Outcome::Draw => 0,
-            Outcome::Loss => -1,
-        })
+        Some(v.score())
     }
 }
 

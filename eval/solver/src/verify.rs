@@ -189,15 +189,10 @@ fn check_wdl_position(
             moves.push((v.negate(), d + 1));
         }
     }
-    let rank = |v: Outcome| match v {
-        Outcome::Loss => 0,
-        Outcome::Draw => 1,
-        Outcome::Win => 2,
-    };
     let best = moves
         .iter()
         .map(|m| m.0)
-        .max_by_key(|&v| rank(v))
+        .max_by_key(|&v| v.score())
         .unwrap_or(Outcome::Loss);
     let expected_turns = match best {
         Outcome::Win => moves
