@@ -94,13 +94,11 @@ pub fn run(args: &ProbeArgs) -> anyhow::Result<()> {
 fn probe_wdl(args: &ProbeArgs, rules: kvarn_game::Rules, pos: &Position) -> anyhow::Result<()> {
     use kvarn_game::Color;
     use kvarn_game::Outcome;
-    use kvarn_solver::placing::PlacingSearch;
     let loading = std::time::Instant::now();
-    let tables = kvarn_solver::db::load_wdl_values(&args.db, rules)?;
+    let judge = kvarn_solver::judge::WholeGame::open(&args.db, rules)?;
     tracing::info!(seconds = loading.elapsed().as_secs_f64(), "tables read");
-    let mut search = PlacingSearch::new(std::sync::Arc::new(tables));
     let started = std::time::Instant::now();
-    let value = search.value(pos);
+    let value = judge.value(pos);
     let moving = pos.in_hand(Color::White) + pos.in_hand(Color::Black) == 0;
     let how = if moving && !pos.pending_removal() {
         "from the moving phase's tables".to_string()
@@ -108,7 +106,7 @@ fn probe_wdl(args: &ProbeArgs, rules: kvarn_game::Rules, pos: &Position) -> anyh
         format!(
             "proved by the placing search in {:.2} s, {} positions",
             started.elapsed().as_secs_f64(),
-            search.nodes
+            judge.positions_searched()
         )
     };
     let words = |v: Outcome| match v {
@@ -119,17 +117,9 @@ fn probe_wdl(args: &ProbeArgs, rules: kvarn_game::Rules, pos: &Position) -> anyh
     outln!("{}", pos.to_position_string(&rules));
     outln!("{} to move: {} ({how})", pos.side_to_move(), words(value));
     let space = kvarn_game::ActionSpace::new(&rules);
-    let mut moves: Vec<_> = pos.legal_moves(&rules).iter().copied().collect();
-    moves.sort_by_key(|&m| space.index(m));
-    for m in moves {
-        let mut next = *pos;
-        next.play_unchecked(&rules, m);
-        let v = search.value(&next);
-        let v = if next.side_to_move() == pos.side_to_move() {
-            v
-        } else {
-            v.negate()
-        };
+    let mut moves = judge.move_outcomes(pos);
+    moves.sort_by_key(|&(m, _, _)| space.index(m));
+    for (m, v, _) in moves {
         outln!("  {m:>7}  {}", words(v));
     }
     Ok(())

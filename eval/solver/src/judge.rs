@@ -69,6 +69,26 @@ impl WholeGame {
             .value(pos)
     }
 
+    /// Positions the placing search has visited so far (table hits included).
+    pub fn positions_searched(&self) -> u64 {
+        self.placing.lock().unwrap_or_else(|p| p.into_inner()).nodes
+    }
+
+    /// Every legal move of `pos` with its value for the player to move in `pos`, and the
+    /// position it leads to.
+    pub fn move_outcomes(&self, pos: &Position) -> Vec<(Move, Outcome, Position)> {
+        pos.legal_moves(&self.rules)
+            .iter()
+            .map(|&mv| {
+                let mut next = *pos;
+                next.play_unchecked(&self.rules, mv);
+                let v = self.value(&next);
+                let same = next.side_to_move() == pos.side_to_move();
+                (mv, if same { v } else { v.negate() }, next)
+            })
+            .collect()
+    }
+
     /// Every legal move of `pos` with its value and the turns it leaves.
     ///
     /// # Errors
@@ -76,12 +96,8 @@ impl WholeGame {
     pub fn move_values(&self, pos: &Position) -> Result<Vec<MoveValue>, DbError> {
         let moving = pos.in_hand(Color::White) + pos.in_hand(Color::Black) == 0;
         let mut out = Vec::new();
-        for &mv in pos.legal_moves(&self.rules).iter() {
-            let mut next = *pos;
-            next.play_unchecked(&self.rules, mv);
+        for (mv, value, next) in self.move_outcomes(pos) {
             let same = next.side_to_move() == pos.side_to_move();
-            let v = self.value(&next);
-            let value = if same { v } else { v.negate() };
             let turns = match (moving, value) {
                 (false, _) | (_, Outcome::Draw) => None,
                 (true, _) if same || next.pending_removal() => Some(1),
@@ -98,14 +114,8 @@ impl WholeGame {
             return Ok(0);
         }
         let side = pos.side_to_move();
-        let (mine, theirs) = (pos.men(side), pos.men(side.opposite()));
-        let unit = Unit {
-            white: mine.count() as u8,
-            black: theirs.count() as u8,
-        };
-        let turns = self.unit_turns(unit)?;
-        let i = self.tables.indexer().index_of_men(mine, theirs);
-        Ok(u32::from(turns[i]))
+        let (unit, i) = self.tables.locate(pos.men(side), pos.men(side.opposite()));
+        Ok(u32::from(self.unit_turns(unit)?[i]))
     }
 
     /// A unit's turns to the next removal, read from its file on first use.

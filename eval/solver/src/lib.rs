@@ -28,6 +28,7 @@ mod retro;
 mod solve;
 mod solver;
 mod subspace;
+mod unmove;
 mod value;
 pub mod verify;
 pub mod wdl;

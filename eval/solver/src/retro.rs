@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use crate::solver::{NOT_A_POSITION, Solver};
 use crate::subspace::Subspace;
+use crate::unmove::for_each_origin;
 use crate::value::{Value, terminal_value};
 
 /// A result waiting at its distance: which side's table, which index, which value.
@@ -244,32 +245,16 @@ fn distance(v: Value) -> u16 {
 }
 
 /// Calls `f(white, black)` for each position from which the previous mover reached `pos`
-/// by a slide or fly that closed no mill (one that closed a mill would have left a
-/// removal pending).
+/// by a slide or fly that closed no mill.
 fn for_each_predecessor(
     rules: &kvarn_game::Rules,
     pos: &Position,
     mut f: impl FnMut(Bitboard, Bitboard),
 ) {
-    let board = rules.board();
     let mover = pos.side_to_move().opposite();
-    let theirs = pos.men(mover);
-    let empty = pos.empty(board);
-    let in_mills = board.men_in_mills(theirs);
-    let flew = rules.flying() && theirs.count() == 3;
-    for x in theirs & !in_mills {
-        let origins = if flew {
-            empty
-        } else {
-            board.adjacent(x) & empty
-        };
-        for y in origins {
-            let moved = theirs ^ Bitboard::from_square(x) ^ Bitboard::from_square(y);
-            let (white, black) = match mover {
-                Color::White => (moved, pos.men(Color::Black)),
-                Color::Black => (pos.men(Color::White), moved),
-            };
-            f(white, black);
-        }
-    }
+    let other = pos.men(mover.opposite());
+    for_each_origin(rules, pos.men(mover), other, |moved| match mover {
+        Color::White => f(moved, other),
+        Color::Black => f(other, moved),
+    });
 }

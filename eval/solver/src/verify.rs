@@ -219,7 +219,6 @@ fn check_wdl_position(
 /// next removal (0 for a finished game), from the tables: a position with Black to move
 /// is read as its colour-swapped twin.
 fn wdl_for_mover(solver: &crate::wdl::WdlSolver, pos: &Position) -> Result<(Outcome, u32), String> {
-    use crate::wdl::Unit;
     if let Status::Win { winner, .. } = pos.status(solver.rules(), 1) {
         let v = if winner == pos.side_to_move() {
             Outcome::Win
@@ -229,15 +228,10 @@ fn wdl_for_mover(solver: &crate::wdl::WdlSolver, pos: &Position) -> Result<(Outc
         return Ok((v, 0));
     }
     let side = pos.side_to_move();
-    let (mine, theirs) = (pos.men(side), pos.men(side.opposite()));
-    let unit = Unit {
-        white: mine.count() as u8,
-        black: theirs.count() as u8,
-    };
+    let (unit, i) = solver.locate(pos.men(side), pos.men(side.opposite()));
     let table = solver
         .table(unit)
         .ok_or_else(|| format!("unit {unit:?} is not loaded"))?;
-    let i = solver.indexer().index_of_men(mine, theirs);
     let v = table.get(i).ok_or("a position at an unused index")?;
     let turns = table.to_removal.get(i).map_or(0, |&t| u32::from(t));
     Ok((v, turns))

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 
 use crate::index::Indexer;
 use crate::subspace::Subspace;
+use crate::unmove::for_each_origin;
 
 /// The positions with White to move, `white` and `black` men on the board and none in
 /// hand, no removal pending.
@@ -115,7 +116,7 @@ impl WdlTable {
         let mut h = Sha256::new();
         h.update(&self.packed);
         h.update(&self.to_removal);
-        Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+        Some(format!("{:x}", h.finalize()))
     }
 
     /// Wins, draws and losses.
@@ -306,12 +307,18 @@ impl WdlSolver {
     /// The value of the position with White men `white` and Black men `black`, White to
     /// move, if its unit is solved.
     pub fn value_of(&self, white: Bitboard, black: Bitboard) -> Option<Outcome> {
+        let (unit, i) = self.locate(white, black);
+        self.tables.get(&unit)?.get(i)
+    }
+
+    /// Where the position with men `mover` (the player to move, White in the tables) and
+    /// `other` stands: its unit and its index there.
+    pub fn locate(&self, mover: Bitboard, other: Bitboard) -> (Unit, usize) {
         let unit = Unit {
-            white: white.count() as u8,
-            black: black.count() as u8,
+            white: mover.count() as u8,
+            black: other.count() as u8,
         };
-        let table = self.tables.get(&unit)?;
-        table.get(self.indexer.index_of_men(white, black))
+        (unit, self.indexer.index_of_men(mover, other))
     }
 
     /// Solves the pair `(unit, unit.swapped())`, whose units with one man fewer must be
@@ -322,11 +329,20 @@ impl WdlSolver {
         } else {
             vec![unit, unit.swapped()]
         };
-        let sides: Vec<Side> = units.iter().map(|&u| Side::new(u, self.size(u))).collect();
+        let mut sides: Vec<Side> = units.iter().map(|&u| Side::new(u, self.size(u))).collect();
         self.first_look(&sides);
-        let mut level = 0u32;
-        while self.pass_back(&sides, level) {
-            level += 1;
+        // Level by level, until a level decides nothing at the next.
+        for level in 0.. {
+            self.pass_back(&sides, level);
+            for side in &mut sides {
+                std::mem::swap(&mut side.current, &mut side.next);
+            }
+            let more = sides
+                .iter()
+                .any(|s| s.current.iter().any(|w| w.load(Ordering::Relaxed) != 0));
+            if !more {
+                break;
+            }
         }
         for side in sides {
             let table = finish(side);
@@ -437,37 +453,19 @@ impl WdlSolver {
     }
 
     /// Passes the positions decided at `level` back to their predecessors, deciding some at
-    /// `level + 1`; false when nothing was decided at `level` or after.
-    fn pass_back(&self, sides: &[Side], level: u32) -> bool {
-        let mut any = false;
+    /// `level + 1`.
+    fn pass_back(&self, sides: &[Side], level: u32) {
         for (k, side) in sides.iter().enumerate() {
             let partner = &sides[Self::partner(sides, k)];
-            let found = side
-                .current
-                .par_iter()
-                .enumerate()
-                .map(|(w, word)| {
-                    let mut bits = word.swap(0, Ordering::Relaxed);
-                    let n = bits.count_ones() as u64;
-                    while bits != 0 {
-                        let i = w * 64 + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        self.tell_predecessors(side, i, partner, level);
-                    }
-                    n
-                })
-                .sum::<u64>();
-            any |= found > 0;
+            side.current.par_iter().enumerate().for_each(|(w, word)| {
+                let mut bits = word.swap(0, Ordering::Relaxed);
+                while bits != 0 {
+                    let i = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    self.tell_predecessors(side, i, partner, level);
+                }
+            });
         }
-        // The next level becomes the current one.
-        for side in sides {
-            for (c, n) in side.current.iter().zip(&side.next) {
-                c.store(n.swap(0, Ordering::Relaxed), Ordering::Relaxed);
-            }
-        }
-        any || sides
-            .iter()
-            .any(|s| s.current.iter().any(|w| w.load(Ordering::Relaxed) != 0))
     }
 
     /// The predecessors (in `partner`) of position `i` of `side`, decided at `level`: a
@@ -480,8 +478,9 @@ impl WdlSolver {
             .men_at(side.unit.white, side.unit.black, i)
             .expect("decided positions exist");
         let mut before = Classes::new();
-        self.for_each_predecessor(white, black, |pw, pb| {
-            before.push(self.indexer.index_of_men(pw, pb));
+        // Black moved last: each of its origins, White to move after the colours swap.
+        for_each_origin(&self.rules, black, white, |origin| {
+            before.push(self.indexer.index_of_men(origin, white));
         });
         for &j in before.distinct() {
             let j = j as usize;
@@ -499,32 +498,6 @@ impl WdlSolver {
                     }
                 }
                 _ => {}
-            }
-        }
-    }
-
-    /// Calls `f(white, black)` for each predecessor, with White to move, of the position
-    /// (`white`, `black`) with White to move: Black (the previous mover, White of the
-    /// predecessor after the colours swap) slid or flew a man there without closing a mill.
-    fn for_each_predecessor(
-        &self,
-        white: Bitboard,
-        black: Bitboard,
-        mut f: impl FnMut(Bitboard, Bitboard),
-    ) {
-        let board = self.rules.board();
-        let empty = board.points() & !(white | black);
-        let in_mills = board.men_in_mills(black);
-        let flew = self.rules.flying() && black.count() == 3;
-        for to in black & !in_mills {
-            let origins = if flew {
-                empty
-            } else {
-                board.adjacent(to) & empty
-            };
-            for from in origins {
-                let before = black ^ Bitboard::from_square(to) ^ Bitboard::from_square(from);
-                f(before, white);
             }
         }
     }
