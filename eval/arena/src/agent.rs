@@ -247,22 +247,91 @@ impl TieBreak {
     }
 }
 
-/// Plays value-optimal moves from the solver's databases: the fastest win, the slowest
-/// loss, and a random one of the drawing moves, so that games against it vary.
+/// Where a perfect player reads exact values.
+enum Exact {
+    /// Distance tables of the whole game (Six, Five).
+    Distances(Arc<Solver>),
+    /// Win/draw/loss tables of the moving phase with the placing search before it
+    /// ([`kvarn_solver::judge`]).
+    Tables(Arc<WholeGame>),
+}
+
+/// Plays value-optimal moves: from distance tables the fastest win and the slowest loss;
+/// from win/draw/loss tables a move of the best value and among those the fewest turns to
+/// the next removal when winning, the most when losing, so that it makes progress and never
+/// repeats a won line. Ties are drawn at random, so that games against it vary.
 pub struct PerfectAgent {
-    solver: Arc<Solver>,
+    exact: Exact,
     ties: TieBreak,
     name: String,
 }
 
 impl PerfectAgent {
-    /// The perfect player over a solver's tables.
+    /// The perfect player over a solver's distance tables.
     pub fn new(solver: Arc<Solver>, seed: u64, name: String) -> PerfectAgent {
         PerfectAgent {
-            solver,
+            exact: Exact::Distances(solver),
             ties: TieBreak::new(seed),
             name,
         }
+    }
+
+    /// The perfect player over win/draw/loss tables.
+    pub fn over_tables(judge: Arc<WholeGame>, seed: u64, name: String) -> PerfectAgent {
+        PerfectAgent {
+            exact: Exact::Tables(judge),
+            ties: TieBreak::new(seed),
+            name,
+        }
+    }
+
+    fn refusal(&self, reason: String) -> ArenaError {
+        ArenaError::Play {
+            agent: self.name.clone(),
+            reason,
+        }
+    }
+
+    /// The moves of the best value by the distance tables.
+    fn best_by_distance(&self, solver: &Solver, game: &Game) -> Result<Vec<Move>, ArenaError> {
+        let mut best: Vec<(Move, Value)> = Vec::new();
+        for (m, v) in solver.move_values(game.position()) {
+            let v = v.ok_or_else(|| {
+                self.refusal(format!(
+                    "the databases do not cover the position after {m} ({})",
+                    game.position().to_position_string(game.rules())
+                ))
+            })?;
+            match best.first() {
+                Some(&(_, b)) if b.better_than(v) => {}
+                Some(&(_, b)) if v.better_than(b) => best = vec![(m, v)],
+                _ => best.push((m, v)),
+            }
+        }
+        Ok(best.into_iter().map(|(m, _)| m).collect())
+    }
+
+    /// The moves of the best value by win/draw/loss tables, and among those the best for
+    /// progress: fewer turns to the next removal when winning, more otherwise.
+    fn best_by_tables(&self, judge: &WholeGame, game: &Game) -> Result<Vec<Move>, ArenaError> {
+        let moves = judge
+            .move_values(game.position())
+            .map_err(|e| self.refusal(e.to_string()))?;
+        let key = |m: &kvarn_solver::judge::MoveValue| {
+            let turns = i64::from(m.turns.unwrap_or(0));
+            let progress = if m.value == Outcome::Win {
+                -turns
+            } else {
+                turns
+            };
+            (m.value.score(), progress)
+        };
+        let best = moves.iter().map(key).max();
+        Ok(moves
+            .iter()
+            .filter(|m| Some(key(m)) == best)
+            .map(|m| m.mv)
+            .collect())
     }
 }
 
@@ -277,96 +346,21 @@ impl Agent for PerfectAgent {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, ArenaError> {
-        let options = self.solver.move_values(game.position());
-        let mut best: Vec<(Move, Value)> = Vec::new();
-        for (m, v) in options {
-            let v = v.ok_or_else(|| ArenaError::Play {
-                agent: self.name.clone(),
-                reason: format!(
-                    "the databases do not cover the position after {m} ({})",
-                    game.position().to_position_string(game.rules())
-                ),
-            })?;
-            match best.first() {
-                Some(&(_, b)) if b.better_than(v) => {}
-                Some(&(_, b)) if v.better_than(b) => best = vec![(m, v)],
-                _ => best.push((m, v)),
-            }
-        }
-        if best.is_empty() {
-            return Err(ArenaError::Play {
-                agent: self.name.clone(),
-                reason: "asked to move in a finished game".into(),
-            });
-        }
-        Ok(best[self.ties.pick(best.len())].0)
-    }
-
-    fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, ArenaError> {
-        Ok(self.solver.value(game.position()).map(Value::outcome))
-    }
-}
-
-/// The perfect player over win/draw/loss tables ([`kvarn_solver::judge`]): a move of the
-/// best value, and among those the fewest turns to the next removal when winning, the
-/// most when losing, so that it makes progress and never repeats a won line; ties drawn
-/// at random.
-pub struct PerfectWdlAgent {
-    judge: Arc<WholeGame>,
-    ties: TieBreak,
-    name: String,
-}
-
-impl PerfectWdlAgent {
-    /// The perfect player over `judge`'s tables.
-    pub fn new(judge: Arc<WholeGame>, seed: u64, name: String) -> PerfectWdlAgent {
-        PerfectWdlAgent {
-            judge,
-            ties: TieBreak::new(seed),
-            name,
-        }
-    }
-}
-
-impl Agent for PerfectWdlAgent {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn new_game(&mut self) -> Result<(), ArenaError> {
-        self.ties.new_game();
-        Ok(())
-    }
-
-    fn choose(&mut self, game: &Game) -> Result<Move, ArenaError> {
-        let moves = self
-            .judge
-            .move_values(game.position())
-            .map_err(|e| ArenaError::Play {
-                agent: self.name.clone(),
-                reason: e.to_string(),
-            })?;
-        let best = moves
-            .iter()
-            .map(|m| m.value.score())
-            .max()
-            .ok_or_else(|| ArenaError::Play {
-                agent: self.name.clone(),
-                reason: "asked to move in a finished game".into(),
-            })?;
-        // Fewer turns are better when winning, more when losing.
-        let progress = |m: &kvarn_solver::judge::MoveValue| match m.value {
-            Outcome::Win => -i64::from(m.turns.unwrap_or(0)),
-            _ => i64::from(m.turns.unwrap_or(0)),
+        let best = match &self.exact {
+            Exact::Distances(solver) => self.best_by_distance(solver, game)?,
+            Exact::Tables(judge) => self.best_by_tables(judge, game)?,
         };
-        let kept: Vec<_> = moves.iter().filter(|m| m.value.score() == best).collect();
-        let most = kept.iter().map(|m| progress(m)).max().expect("a best move");
-        let chosen: Vec<_> = kept.into_iter().filter(|m| progress(m) == most).collect();
-        Ok(chosen[self.ties.pick(chosen.len())].mv)
+        if best.is_empty() {
+            return Err(self.refusal("asked to move in a finished game".into()));
+        }
+        Ok(best[self.ties.pick(best.len())])
     }
 
     fn outcome(&mut self, game: &Game) -> Result<Option<Outcome>, ArenaError> {
-        Ok(Some(self.judge.value(game.position())))
+        Ok(match &self.exact {
+            Exact::Distances(solver) => solver.value(game.position()).map(Value::outcome),
+            Exact::Tables(judge) => Some(judge.value(game.position())),
+        })
     }
 }
 
@@ -666,7 +660,7 @@ impl AgentSpec {
             // Win/draw/loss tables where the folder has them (Nine's whole moving phase),
             // else distance tables.
             AgentSpec::Perfect { db, seed } if kvarn_solver::db::has_wdl(db, &rules) => {
-                Box::new(PerfectWdlAgent::new(
+                Box::new(PerfectAgent::over_tables(
                     load_whole_game(db, rules)?,
                     seed.unwrap_or(game_seed),
                     self.to_string(),

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use kvarn_arena::agent::{Agent, AgentSpec, PerfectWdlAgent, load_whole_game};
+use kvarn_arena::agent::{Agent, AgentSpec, PerfectAgent, load_whole_game};
 use kvarn_game::{Color, Game, Outcome, Position, Rules, Variant};
 use kvarn_solver::wdl::{Unit, WdlSolver};
 use rand::{RngExt, SeedableRng};
@@ -57,8 +57,8 @@ fn won_positions_are_won_against_itself_and_the_baseline_and_the_start_is_held()
             .position_at(&rules, &unit.subspace(), i)
             .unwrap();
         let start = Game::from_position(rules, pos).unwrap();
-        let mut perfect = PerfectWdlAgent::new(Arc::clone(&judge), 1, "perfect".into());
-        let mut other = PerfectWdlAgent::new(Arc::clone(&judge), 2, "perfect".into());
+        let mut perfect = PerfectAgent::over_tables(Arc::clone(&judge), 1, "perfect".into());
+        let mut other = PerfectAgent::over_tables(Arc::clone(&judge), 2, "perfect".into());
         let mut base = baseline.build(rules, 3).unwrap();
         let against_itself = play_out(start.clone(), &mut perfect, &mut other);
         let against_baseline = play_out(start, &mut perfect, base.as_mut());
@@ -69,7 +69,7 @@ fn won_positions_are_won_against_itself_and_the_baseline_and_the_start_is_held()
     assert_eq!(won, games, "every won position won");
     // From the start, against itself: a draw by repetition, never a loss.
     let start = Game::from_position(rules, Position::start(&rules)).unwrap();
-    let mut a = PerfectWdlAgent::new(Arc::clone(&judge), 3, "a".into());
-    let mut b = PerfectWdlAgent::new(Arc::clone(&judge), 4, "b".into());
+    let mut a = PerfectAgent::over_tables(Arc::clone(&judge), 3, "a".into());
+    let mut b = PerfectAgent::over_tables(Arc::clone(&judge), 4, "b".into());
     assert_eq!(play_out(start, &mut a, &mut b), None);
 }
