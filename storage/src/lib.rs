@@ -29,7 +29,7 @@ pub mod machine;
 mod setting;
 
 pub use folder::{FolderLock, LockError, OUTPUT_LOCK, claim_folder, lock_folder, make_folder};
-pub use setting::{Bounds, SettingError, check_declared, number_text};
+pub use setting::{Bounds, SettingError, check_declared, number_text, resolve_ref};
 
 /// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,
 /// rename, then fsync the folder. A reader sees the old file or the new one, never a part.

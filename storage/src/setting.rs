@@ -154,8 +154,9 @@ pub fn check_declared<T: serde::Serialize + schemars::JsonSchema>(
     check_value(root, root, &value, table)
 }
 
-/// `schema`, or the definition its `$ref` names.
-fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+/// `schema`, or the definition its `$ref` names in `root` (a JSON Schema as schemars
+/// writes it, definitions under `$defs`).
+pub fn resolve_ref<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
     schema
         .get("$ref")
         .and_then(Value::as_str)
@@ -170,7 +171,7 @@ fn members<'a>(root: &'a Value, schema: &'a Value) -> Vec<&'a Value> {
         .iter()
         .filter_map(|k| schema.get(*k).and_then(Value::as_array))
         .flatten()
-        .map(|m| resolve(root, m))
+        .map(|m| resolve_ref(root, m))
         .collect()
 }
 
@@ -183,7 +184,7 @@ fn has_type(schema: &Value, t: &str) -> bool {
 }
 
 fn check_value(root: &Value, schema: &Value, value: &Value, key: &str) -> Result<(), SettingError> {
-    let schema = resolve(root, schema);
+    let schema = resolve_ref(root, schema);
     match value {
         Value::Number(x) => {
             let x = x.as_f64().unwrap_or(f64::NAN);

@@ -46,10 +46,7 @@ impl RunTag {
 pub fn file_sha256(path: &Path) -> Result<String, RunError> {
     use sha2::{Digest, Sha256};
     let bytes = std::fs::read(path).map_err(|e| RunError::io(path, e))?;
-    Ok(Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(format!("{:x}", Sha256::digest(&bytes)))
 }
 
 /// Records the fingerprint of generation `g`'s model, just written, in the manifest

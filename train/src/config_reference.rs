@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use kvarn_selfplay::PlayerSettings;
 use kvarn_selfplay::player::SETTINGS;
-use kvarn_storage::{Bounds, number_text};
+use kvarn_storage::{Bounds, number_text, resolve_ref};
 use serde_json::Value;
 
 use crate::RunConfig;
@@ -46,7 +46,7 @@ pub fn entries() -> Vec<Entry> {
 
 /// The keys of the object `schema` under `prefix`, with their defaults from `defaults`.
 fn walk(root: &Value, schema: &Value, prefix: &str, defaults: &Value, out: &mut Vec<Entry>) {
-    let schema = resolve(root, schema);
+    let schema = resolve_ref(root, schema);
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return;
     };
@@ -88,7 +88,7 @@ enum Table<'a> {
 }
 
 fn table_of<'a>(root: &'a Value, property: &'a Value) -> Option<Table<'a>> {
-    let resolved = resolve(root, property);
+    let resolved = resolve_ref(root, property);
     if resolved.get("properties").is_some() {
         return Some(Table::One(property));
     }
@@ -100,7 +100,7 @@ fn table_of<'a>(root: &'a Value, property: &'a Value) -> Option<Table<'a>> {
     let tables: Vec<&Value> = members
         .iter()
         .copied()
-        .filter(|m| resolve(root, m).get("properties").is_some())
+        .filter(|m| resolve_ref(root, m).get("properties").is_some())
         .collect();
     let nulls = members.iter().filter(|m| is_null(m)).count();
     match (tables.len(), members.len() - tables.len() - nulls) {
@@ -122,7 +122,7 @@ fn tag_entry(
     let mut tag = None;
     let mut names = Vec::new();
     for variant in variants {
-        let properties = resolve(root, variant).get("properties")?.as_object()?;
+        let properties = resolve_ref(root, variant).get("properties")?.as_object()?;
         let (name, value) = properties.iter().find(|(_, p)| p.get("const").is_some())?;
         tag = Some(name.clone());
         names.push(toml_text(value.get("const")?));
@@ -140,20 +140,9 @@ fn is_null(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_str) == Some("null")
 }
 
-/// `schema`, or the definition its `$ref` names.
-fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
-    match schema.get("$ref").and_then(Value::as_str) {
-        Some(r) => r
-            .strip_prefix("#/$defs/")
-            .and_then(|name| root.get("$defs")?.get(name))
-            .unwrap_or(schema),
-        None => schema,
-    }
-}
-
 /// The values a leaf takes, in words.
 fn values(root: &Value, schema: &Value) -> String {
-    let schema = resolve(root, schema);
+    let schema = resolve_ref(root, schema);
     if let Some(words) = schema.get("enum").and_then(Value::as_array) {
         return words.iter().map(toml_text).collect::<Vec<_>>().join("|");
     }
@@ -217,7 +206,7 @@ fn in_words(what: &str, range: &str) -> String {
 fn meaning(root: &Value, schema: &Value) -> String {
     let text = schema
         .get("description")
-        .or_else(|| resolve(root, schema).get("description"))
+        .or_else(|| resolve_ref(root, schema).get("description"))
         .and_then(Value::as_str)
         .unwrap_or("");
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -545,6 +545,18 @@ fn a_run_stopped_on_its_way_to_the_generations_asked_for_goes_on_to_them() {
     assert_eq!(m.generations_done(), 3);
 }
 
+/// The one-generation configuration with a network twice as wide.
+fn wider_config() -> RunConfig {
+    RunConfig {
+        network: NetConfig::Mlp {
+            hidden: 32,
+            blocks: 1,
+            ownership_head: false,
+        },
+        ..config(1)
+    }
+}
+
 /// A run of `cfg` in a folder of its own, `generations` generations done.
 fn run_of(cfg: &RunConfig, generations: u32) -> (tempfile::TempDir, RunDir) {
     let tmp = tempfile::tempdir().unwrap();
@@ -564,14 +576,7 @@ fn refused_file(e: &RunError) -> String {
 #[test]
 fn a_checkpoint_of_another_run_or_an_older_one_is_refused_by_name() {
     let (_a, ours) = run_of(&config(1), 1);
-    let wider = RunConfig {
-        network: NetConfig::Mlp {
-            hidden: 32,
-            blocks: 1,
-            ownership_head: false,
-        },
-        ..config(1)
-    };
+    let wider = wider_config();
     let five = RunConfig {
         rules: Rules::new(Variant::Five),
         ..config(1)
@@ -608,14 +613,7 @@ fn a_replaced_model_is_refused_before_it_plays() {
     let m = Manifest::read(&ours).unwrap();
     let champion = ours.model(m.selfplay_model());
     assert_eq!(m.state.models.len(), 2, "generations 0 and 1 recorded");
-    let wider = RunConfig {
-        network: NetConfig::Mlp {
-            hidden: 32,
-            blocks: 1,
-            ownership_head: false,
-        },
-        ..config(1)
-    };
+    let wider = wider_config();
     // A model of another size, and one of the same size from another run.
     for other in [
         wider,
