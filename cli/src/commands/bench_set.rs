@@ -46,6 +46,16 @@ pub struct BenchSetArgs {
     /// ones critical value-keeping is scored on.
     #[arg(long)]
     critical: bool,
+    /// Over win/draw/loss tables of the whole moving phase (`kvarn solve --wdl`): how many
+    /// of the --n positions have men in hand, from random games and valued by the placing
+    /// search, every count of men placed alike (default: a third).
+    #[arg(long)]
+    placing: Option<usize>,
+    /// Over win/draw/loss tables: seconds the placing search may take for one position's
+    /// moves; a position it does not prove in time is left out and counted (0: no limit,
+    /// and the set is the same on every machine).
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+    placing_limit: f64,
 }
 
 /// Runs `kvarn bench-set`.
@@ -61,16 +71,17 @@ pub fn run(args: &BenchSetArgs) -> anyhow::Result<()> {
         );
     }
     let _locks = claim_folders(&args.out, args.heldout.as_deref())?;
-    let solver = Databases::open(&args.db, rules)?.load(None)?;
-    let held = benchmark::capacity(&solver);
-    anyhow::ensure!(
-        args.n <= held,
-        "--n {} is more positions than the databases in {} hold ({held}): ask for fewer, or \
-         solve more (kvarn solve --max-men)",
-        args.n,
-        args.db.display()
-    );
-    let mut set = benchmark::sample(&solver, args.n, args.seed);
+    let mut set = if kvarn_solver::db::has_wdl(&args.db, &rules) {
+        sample_whole_game(args, rules)?
+    } else {
+        anyhow::ensure!(
+            args.placing.is_none(),
+            "--placing needs win/draw/loss tables of the whole moving phase in {} \
+             (kvarn solve --wdl)",
+            args.db.display()
+        );
+        sample_databases(args, rules)?
+    };
     if args.beside_committed {
         let committed = kvarn_solver::benchmark::committed_keys(&rules)?;
         set = leave_out(set, &rules, &committed, "the committed sets'")?;
@@ -114,6 +125,64 @@ pub fn run(args: &BenchSetArgs) -> anyhow::Result<()> {
         outln!("  {k}: {n}");
     }
     Ok(())
+}
+
+/// `--n` positions drawn from distance databases.
+fn sample_databases(args: &BenchSetArgs, rules: Rules) -> anyhow::Result<Vec<BenchPosition>> {
+    let solver = Databases::open(&args.db, rules)?.load(None)?;
+    let held = benchmark::capacity(&solver);
+    anyhow::ensure!(
+        args.n <= held,
+        "--n {} is more positions than the databases in {} hold ({held}): ask for fewer, or \
+         solve more (kvarn solve --max-men)",
+        args.n,
+        args.db.display()
+    );
+    Ok(benchmark::sample(&solver, args.n, args.seed))
+}
+
+/// `--n` positions of the whole game over win/draw/loss tables, `--placing` of them with
+/// men in hand; says how long the placing searches took and what they left out.
+fn sample_whole_game(args: &BenchSetArgs, rules: Rules) -> anyhow::Result<Vec<BenchPosition>> {
+    use kvarn_solver::benchmark::whole_game::{WholeGameSpec, sample_whole_game};
+    let placing = args.placing.unwrap_or(args.n / 3);
+    anyhow::ensure!(
+        placing <= args.n,
+        "--placing {placing} is more than --n {}",
+        args.n
+    );
+    anyhow::ensure!(
+        args.placing_limit.is_finite() && args.placing_limit >= 0.0,
+        "--placing-limit must be a number of seconds, 0 or more (got {})",
+        args.placing_limit
+    );
+    let judge = kvarn_solver::judge::WholeGame::open(&args.db, rules)?;
+    let spec = WholeGameSpec {
+        placing,
+        moving: args.n - placing,
+        seed: args.seed,
+        limit: (args.placing_limit > 0.0)
+            .then(|| std::time::Duration::from_secs_f64(args.placing_limit)),
+    };
+    let started = std::time::Instant::now();
+    let bar = indicatif::ProgressBar::new(placing as u64).with_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} placing positions valued {elapsed} (eta {eta})",
+        )
+        .expect("a valid template"),
+    );
+    let set = sample_whole_game(&judge, &spec, |done, _| bar.set_position(done as u64))?;
+    bar.finish_and_clear();
+    outln!(
+        "{} positions valued in {:.1} s; the placing search visited {} positions",
+        set.positions.len(),
+        started.elapsed().as_secs_f64(),
+        judge.positions_searched()
+    );
+    for (placed, n) in &set.out_of_time {
+        outln!("  left out: {n} positions with {placed} men placed, not proved within the limit");
+    }
+    Ok(set.positions)
 }
 
 /// Locks the folders the sets are written into, each once, so that a second `bench-set`

@@ -3,16 +3,17 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use kvarn_arena::agent::{AgentFactory, AgentSpec, load_solver};
+use kvarn_arena::agent::{AgentFactory, AgentSpec, load_solver, load_whole_game};
 use kvarn_arena::benchmark::{self as scoring, PhaseScore};
 use kvarn_arena::matches::{GameRecord, MatchConfig, MatchReport, run_from_positions};
 use kvarn_game::Outcome;
 use kvarn_game::{Game, Move, Rules};
+use kvarn_solver::benchmark;
 use kvarn_solver::blunders::{self, Blunder};
-use kvarn_solver::{Solver, benchmark};
 
 use crate::rules_args::RulesArgs;
 
@@ -167,7 +168,14 @@ pub fn run(args: &EvalSolverArgs) -> anyhow::Result<()> {
     let mut agent = factory.build(rules, args.seed)?;
     let (mut misses, mut misnamed) = (Vec::new(), Vec::new());
     let mut estimates = Estimates::default();
+    let mut stages: BTreeMap<(u8, String), PhaseScore> = BTreeMap::new();
     let scores = scoring::score_each(&rules, &set, agent.as_mut(), |a| {
+        if let Ok(game) = a.position.game(&rules) {
+            stages
+                .entry(stage(&rules, game.position()))
+                .or_default()
+                .add(&a.score());
+        }
         if a.position.critical() && !a.kept {
             misses.push(a.clone());
         }
@@ -178,6 +186,9 @@ pub fn run(args: &EvalSolverArgs) -> anyhow::Result<()> {
     })?;
     outln!("{spec} on {} positions of {rules}", set.len());
     print_scores(&scores);
+    if stages.len() > 1 {
+        print_stages(&stages);
+    }
     estimates.print();
     write_answers(
         args.misses.as_deref(),
@@ -234,6 +245,47 @@ fn print_scores(scores: &BTreeMap<Option<kvarn_game::Phase>, PhaseScore>) {
     );
 }
 
+/// Where in the game a position stands, in an order that follows the game: men placed, by
+/// fours, while placing; men on the board after.
+fn stage(rules: &Rules, pos: &kvarn_game::Position) -> (u8, String) {
+    use kvarn_game::Color;
+    let in_hand = pos.in_hand(Color::White) + pos.in_hand(Color::Black);
+    if in_hand > 0 {
+        let placed = 2 * rules.men() - in_hand;
+        let from = placed / 4 * 4;
+        let to = (from + 3).min(2 * rules.men() - 1);
+        return (from, format!("placed {from}-{to}"));
+    }
+    let men = pos.men(Color::White).count() + pos.men(Color::Black).count();
+    (100 - men as u8, format!("{men} men"))
+}
+
+/// The scores by stage of the game: critical value-keeping where the set has positions
+/// of more than one stage.
+fn print_stages(stages: &BTreeMap<(u8, String), PhaseScore>) {
+    outln!("by stage (men placed while placing; men on the board after)");
+    outln!(
+        "{:<14} {:>9} {:>15} {:>9} {:>17} {:>16}",
+        "stage",
+        "positions",
+        "value accuracy",
+        "critical",
+        "critical keeping",
+        "random critical"
+    );
+    let pct = |v: Option<f64>| v.map_or("n/a".to_string(), |a| format!("{:.1}%", 100.0 * a));
+    for ((_, name), s) in stages {
+        outln!(
+            "{name:<14} {:>9} {:>15} {:>9} {:>17} {:>16}",
+            s.positions,
+            pct(s.value_accuracy()),
+            s.critical,
+            pct(s.critical_preserving_rate()),
+            pct(s.random_preserving_rates().1)
+        );
+    }
+}
+
 /// Writes `answers` as a benchmark set to `path`, where one is given, and says how many
 /// `what` it wrote there.
 fn write_answers(
@@ -268,13 +320,18 @@ fn games_from_positions(
         seed: args.seed,
         opening_plies: 0,
     };
-    // The perfect player's solver (loaded once and shared), to find where games went.
-    let solver = load_solver(db, *rules)?;
+    // The perfect player's values (loaded once and shared), to find where games went.
+    let exact: Arc<dyn blunders::ExactOutcome + Send + Sync> =
+        if kvarn_solver::db::has_wdl(db, rules) {
+            load_whole_game(db, *rules)?
+        } else {
+            load_solver(db, *rules)?
+        };
     let mut thrown_away = Vec::new();
     for (value, aim) in [(Outcome::Draw, "held"), (Outcome::Win, "won")] {
         let starts = benchmark::critical_starts(rules, set, value, args.games_from)?;
         let report = run_from_positions(&cfg, &starts, agent, &perfect, |_| {})?;
-        let blunders = first_blunders(&solver, &starts, &report.records, value)?;
+        let blunders = first_blunders(exact.as_ref(), &starts, &report.records, value)?;
         outln!("{}", games_line(&report, starts.len(), value, aim));
         if !blunders.is_empty() {
             outln!("  {}", blunder_summary(blunders.iter().map(|b| &b.1)));
@@ -328,7 +385,7 @@ fn games_line(report: &MatchReport, starts: usize, value: Outcome, aim: &str) ->
 /// that the no-capture rule made harmless (a loss too long to finish before the limit):
 /// such games are left out rather than counted as thrown away.
 fn first_blunders(
-    solver: &Solver,
+    exact: &dyn blunders::ExactOutcome,
     starts: &[Game],
     records: &[GameRecord],
     value: Outcome,
@@ -346,7 +403,7 @@ fn first_blunders(
             .collect::<Result<Vec<_>, _>>()
             .with_context(|| format!("reading the moves of game {}", r.game))?;
         let side = start.position().side_to_move();
-        if let Some(b) = blunders::first_blunder(solver, start, moves, side) {
+        if let Some(b) = blunders::first_blunder(exact, start, moves, side) {
             tracing::debug!(game = r.game, decision = b.decision, phase = b.phase.name(),
                 position = %b.position, chosen = %b.chosen, "first value thrown away");
             found.push((r.game, b));

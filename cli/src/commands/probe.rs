@@ -18,6 +18,13 @@ pub struct ProbeArgs {
     /// Folder of the database files.
     #[arg(long)]
     db: PathBuf,
+    /// Seconds the placing search may take for the position and its moves together, over
+    /// win/draw/loss tables (0: no limit). A probe that runs out says so and fails.
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+    time_limit: f64,
+    /// Memory of the placing search's transposition table, in MiB.
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    hash: usize,
     /// The position: `startpos`, a Kvarn position string or a Sanmill FEN.
     position: String,
 }
@@ -88,39 +95,65 @@ pub fn run(args: &ProbeArgs) -> anyhow::Result<()> {
 }
 
 /// `kvarn probe` over win/draw/loss tables of the whole moving phase: a position of the
-/// moving phase from its table, with its turns to the next removal; one with men in hand by
-/// the placing search over the tables, with the time and positions the proof took; and
-/// every move's value.
+/// moving phase from its table; one with men in hand by the placing search over the
+/// tables, with the time and positions the proof took; and every move's value.
 fn probe_wdl(args: &ProbeArgs, rules: kvarn_game::Rules, pos: &Position) -> anyhow::Result<()> {
-    use kvarn_game::Color;
-    use kvarn_game::Outcome;
+    anyhow::ensure!(
+        args.time_limit.is_finite() && args.time_limit >= 0.0,
+        "--time-limit must be a number of seconds, 0 or more (got {})",
+        args.time_limit
+    );
     let loading = std::time::Instant::now();
-    let judge = kvarn_solver::judge::WholeGame::open(&args.db, rules)?;
+    let judge = kvarn_solver::judge::WholeGame::open_with(&args.db, rules, args.hash << 20)?;
     tracing::info!(seconds = loading.elapsed().as_secs_f64(), "tables read");
     let started = std::time::Instant::now();
-    let value = judge.value(pos);
-    let moving = pos.in_hand(Color::White) + pos.in_hand(Color::Black) == 0;
-    let how = if moving && !pos.pending_removal() {
-        "from the moving phase's tables".to_string()
-    } else {
-        format!(
-            "proved by the placing search in {:.2} s, {} positions",
-            started.elapsed().as_secs_f64(),
+    let deadline = (args.time_limit > 0.0)
+        .then(|| started + std::time::Duration::from_secs_f64(args.time_limit));
+    let out_of_time = |_| {
+        anyhow::anyhow!(
+            "the placing search did not finish within --time-limit {} s ({} positions searched)",
+            args.time_limit,
             judge.positions_searched()
         )
     };
-    let words = |v: Outcome| match v {
-        Outcome::Win => "win for the player to move",
-        Outcome::Draw => "draw",
-        Outcome::Loss => "loss for the player to move",
-    };
+    let value = judge.value_by(pos, deadline).map_err(out_of_time)?;
+    let proof = started.elapsed().as_secs_f64();
+    let mut moves = judge.move_outcomes_by(pos, deadline).map_err(out_of_time)?;
     outln!("{}", pos.to_position_string(&rules));
-    outln!("{} to move: {} ({how})", pos.side_to_move(), words(value));
+    outln!(
+        "{} to move: {} ({})",
+        pos.side_to_move(),
+        outcome_words(value),
+        how_known(pos, proof, &judge)
+    );
     let space = kvarn_game::ActionSpace::new(&rules);
-    let mut moves = judge.move_outcomes(pos);
     moves.sort_by_key(|&(m, _, _)| space.index(m));
     for (m, v, _) in moves {
-        outln!("  {m:>7}  {}", words(v));
+        outln!("  {m:>7}  {}", outcome_words(v));
     }
     Ok(())
+}
+
+/// Where a value came from: the tables, or the placing search with its cost.
+fn how_known(pos: &Position, seconds: f64, judge: &kvarn_solver::judge::WholeGame) -> String {
+    use kvarn_game::Color;
+    let moving = pos.in_hand(Color::White) + pos.in_hand(Color::Black) == 0;
+    if moving && !pos.pending_removal() {
+        return "from the moving phase's tables".to_string();
+    }
+    let (used, bytes) = judge.table_use();
+    format!(
+        "proved by the placing search in {seconds:.2} s, {} positions, {used} of {} table entries",
+        judge.positions_searched(),
+        bytes / 8
+    )
+}
+
+/// An outcome in words, for the player to move.
+fn outcome_words(v: kvarn_game::Outcome) -> &'static str {
+    match v {
+        kvarn_game::Outcome::Win => "win for the player to move",
+        kvarn_game::Outcome::Draw => "draw",
+        kvarn_game::Outcome::Loss => "loss for the player to move",
+    }
 }

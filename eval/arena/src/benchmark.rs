@@ -108,6 +108,13 @@ pub struct Answer {
     pub estimate: Option<Outcome>,
 }
 
+impl Answer {
+    /// The answer's contribution to a score.
+    pub fn score(&self) -> PhaseScore {
+        position_score(&self.position, self.estimate, self.kept)
+    }
+}
+
 /// [`score`], handing `seen` the agent's answer on each position as it comes (to list the
 /// positions it misses, say).
 ///

@@ -7,11 +7,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use kvarn_game::{Color, Move, Position, Rules, Status};
 
 use crate::db::{self, DbError};
-use crate::placing::PlacingSearch;
+use crate::placing::{DEFAULT_TABLE_BYTES, OutOfTime, PlacingSearch};
 use crate::wdl::{Unit, WdlSolver};
 use kvarn_game::Outcome;
 
@@ -36,7 +37,7 @@ pub struct WholeGame {
     rules: Rules,
     dir: PathBuf,
     tables: Arc<WdlSolver>,
-    placing: Mutex<PlacingSearch>,
+    placing: PlacingSearch,
     turns: Mutex<HashMap<Unit, Arc<Vec<u8>>>>,
 }
 
@@ -46,14 +47,28 @@ impl WholeGame {
     /// # Errors
     /// A unit's file is missing, damaged or of other rules.
     pub fn open(dir: &Path, rules: Rules) -> Result<WholeGame, DbError> {
+        WholeGame::open_with(dir, rules, DEFAULT_TABLE_BYTES)
+    }
+
+    /// [`WholeGame::open`] with a transposition table of about `table_bytes` for the
+    /// placing search.
+    ///
+    /// # Errors
+    /// A unit's file is missing, damaged or of other rules.
+    pub fn open_with(dir: &Path, rules: Rules, table_bytes: usize) -> Result<WholeGame, DbError> {
         let tables = Arc::new(db::load_wdl_values(dir, rules)?);
         Ok(WholeGame {
             rules,
             dir: dir.to_path_buf(),
-            placing: Mutex::new(PlacingSearch::new(Arc::clone(&tables))),
+            placing: PlacingSearch::new(Arc::clone(&tables), table_bytes),
             tables,
             turns: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The moving phase's tables.
+    pub fn tables(&self) -> &WdlSolver {
+        &self.tables
     }
 
     /// The rules the values hold for (draw rules ignored).
@@ -63,28 +78,58 @@ impl WholeGame {
 
     /// The value of `pos` for the player to move.
     pub fn value(&self, pos: &Position) -> Outcome {
-        self.placing
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .value(pos)
+        self.placing.value(pos)
+    }
+
+    /// The value of `pos` for the player to move, if the placing search proves it before
+    /// `deadline` (`None`: no deadline; the moving phase is a lookup).
+    ///
+    /// # Errors
+    /// [`OutOfTime`] when the deadline passed first.
+    pub fn value_by(
+        &self,
+        pos: &Position,
+        deadline: Option<Instant>,
+    ) -> Result<Outcome, OutOfTime> {
+        self.placing.value_by(pos, deadline)
     }
 
     /// Positions the placing search has visited so far (table hits included).
     pub fn positions_searched(&self) -> u64 {
-        self.placing.lock().unwrap_or_else(|p| p.into_inner()).nodes
+        self.placing.nodes()
+    }
+
+    /// The placing search's transposition table: entries in use, and its size in bytes.
+    pub fn table_use(&self) -> (usize, usize) {
+        self.placing.table_use()
     }
 
     /// Every legal move of `pos` with its value for the player to move in `pos`, and the
     /// position it leads to.
     pub fn move_outcomes(&self, pos: &Position) -> Vec<(Move, Outcome, Position)> {
+        match self.move_outcomes_by(pos, None) {
+            Ok(moves) => moves,
+            Err(OutOfTime) => unreachable!("a search without a deadline runs to its end"),
+        }
+    }
+
+    /// [`WholeGame::move_outcomes`] if every value is proved before `deadline`.
+    ///
+    /// # Errors
+    /// [`OutOfTime`] when the deadline passed first.
+    pub fn move_outcomes_by(
+        &self,
+        pos: &Position,
+        deadline: Option<Instant>,
+    ) -> Result<Vec<(Move, Outcome, Position)>, OutOfTime> {
         pos.legal_moves(&self.rules)
             .iter()
             .map(|&mv| {
                 let mut next = *pos;
                 next.play_unchecked(&self.rules, mv);
-                let v = self.value(&next);
+                let v = self.value_by(&next, deadline)?;
                 let same = next.side_to_move() == pos.side_to_move();
-                (mv, if same { v } else { v.negate() }, next)
+                Ok((mv, if same { v } else { v.negate() }, next))
             })
             .collect()
     }

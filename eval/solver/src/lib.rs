@@ -24,6 +24,7 @@ pub mod index;
 pub mod judge;
 pub mod placing;
 mod plan;
+pub mod proof_table;
 mod retro;
 mod solve;
 mod solver;

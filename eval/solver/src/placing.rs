@@ -2,86 +2,155 @@
 //! search over win, draw and loss with a transposition table, down to the end of placing,
 //! where the moving phase's win/draw/loss tables ([`crate::wdl`]) value every position.
 //! Values ignore both draw rules, as the tables' do.
+//!
+//! The table ([`ProofTable`]) has a fixed size and takes no lock, so that a long proof
+//! stays within its memory and several threads can share what each proved.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
-use kvarn_game::{Color, Position, Rules, Status};
+use kvarn_game::{Bitboard, Color, Move, Outcome, Position, Rules, Status};
 
+use crate::proof_table::{Bound, ProofTable};
 use crate::wdl::WdlSolver;
-use kvarn_game::Outcome;
 
-/// What the table knows of a position's value for the player to move: exactly, at least
-/// or at most.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Bound {
-    Exact,
-    AtLeast,
-    AtMost,
-}
+/// Transposition table memory when none is asked for.
+pub const DEFAULT_TABLE_BYTES: usize = 1 << 30;
 
 /// A search of positions with men in hand over the moving phase's tables, keeping what it
 /// proved between calls.
 pub struct PlacingSearch {
     rules: Rules,
     tables: Arc<WdlSolver>,
-    known: HashMap<u128, (i8, Bound)>,
-    /// Positions searched (table hits included).
-    pub nodes: u64,
+    known: ProofTable,
+    /// The mills through each point, for move ordering.
+    lines: Vec<Vec<Bitboard>>,
+    nodes: AtomicU64,
+}
+
+/// A search stopped at its deadline before it proved the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfTime;
+
+/// One call's state: its deadline, its node count and its history of good moves.
+struct Walk {
+    deadline: Option<Instant>,
+    nodes: u64,
+    /// Cut-offs each point caused, by the colour that moved there.
+    history: [[u32; 32]; 2],
 }
 
 impl PlacingSearch {
     /// A search over `tables`, which must hold every unit of the moving phase the rules
-    /// can reach (the units of `tables`' rules up to the variant's men a side).
-    pub fn new(tables: Arc<WdlSolver>) -> PlacingSearch {
+    /// can reach, with a transposition table of about `table_bytes`.
+    pub fn new(tables: Arc<WdlSolver>, table_bytes: usize) -> PlacingSearch {
+        let rules = *tables.rules();
+        let board = rules.board();
+        let lines = (0..32)
+            .map(|i| {
+                board
+                    .mills()
+                    .iter()
+                    .copied()
+                    .filter(|m| m.bits() >> i & 1 == 1)
+                    .collect()
+            })
+            .collect();
         PlacingSearch {
-            rules: *tables.rules(),
+            rules,
             tables,
-            known: HashMap::new(),
-            nodes: 0,
+            known: ProofTable::with_bytes(table_bytes),
+            lines,
+            nodes: AtomicU64::new(0),
         }
     }
 
     /// The value of `pos` for the player to move.
-    pub fn value(&mut self, pos: &Position) -> Outcome {
-        match self.search(pos, -1, 1) {
+    pub fn value(&self, pos: &Position) -> Outcome {
+        match self.value_by(pos, None) {
+            Ok(v) => v,
+            Err(OutOfTime) => unreachable!("a search without a deadline runs to its end"),
+        }
+    }
+
+    /// The value of `pos` for the player to move, if proved before `deadline` (`None`:
+    /// no deadline).
+    ///
+    /// # Errors
+    /// [`OutOfTime`] when the deadline passed first; what was proved is kept.
+    pub fn value_by(
+        &self,
+        pos: &Position,
+        deadline: Option<Instant>,
+    ) -> Result<Outcome, OutOfTime> {
+        let mut walk = Walk {
+            deadline,
+            nodes: 0,
+            history: [[0; 32]; 2],
+        };
+        let v = self.search(&mut walk, pos, -1, 1);
+        self.nodes.fetch_add(walk.nodes, Ordering::Relaxed);
+        Ok(match v? {
             1 => Outcome::Win,
             -1 => Outcome::Loss,
             _ => Outcome::Draw,
-        }
+        })
+    }
+
+    /// Positions searched so far by every call (table hits included).
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Ordering::Relaxed)
+    }
+
+    /// Entries of the transposition table in use, and its size in bytes.
+    pub fn table_use(&self) -> (usize, usize) {
+        (self.known.used(), self.known.bytes())
     }
 
     /// The value of `pos` for the player to move, as -1, 0 or 1, exact where it lies
     /// inside (`alpha`, `beta`), else a bound on the side it fell (fail-soft).
-    fn search(&mut self, pos: &Position, mut alpha: i8, mut beta: i8) -> i8 {
-        self.nodes += 1;
-        if let Some(v) = self.settled(pos) {
-            return v;
+    fn search(
+        &self,
+        walk: &mut Walk,
+        pos: &Position,
+        mut alpha: i8,
+        mut beta: i8,
+    ) -> Result<i8, OutOfTime> {
+        walk.nodes += 1;
+        if walk.nodes & 0xFFF == 0 && walk.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(OutOfTime);
         }
-        let key = table_key(&self.rules, pos);
-        if let Some(&(v, bound)) = self.known.get(&key) {
+        if let Some(v) = self.settled(pos) {
+            return Ok(v);
+        }
+        let key = pos.canonical(&self.rules).0.key();
+        if let Some((v, bound)) = self.known.get(key) {
             match bound {
-                Bound::Exact => return v,
+                Bound::Exact => return Ok(v),
                 Bound::AtLeast => alpha = alpha.max(v),
                 Bound::AtMost => beta = beta.min(v),
             }
             if alpha >= beta {
-                return v;
+                return Ok(v);
             }
         }
         let (alpha0, beta0) = (alpha, beta);
+        let side = pos.side_to_move().index();
         let mut best = -2;
-        for m in ordered_moves(&self.rules, pos) {
+        for m in self.ordered_moves(walk, pos) {
             let mut next = *pos;
             next.play_unchecked(&self.rules, m);
             let v = if next.side_to_move() == pos.side_to_move() {
-                self.search(&next, alpha, beta)
+                self.search(walk, &next, alpha, beta)?
             } else {
-                -self.search(&next, -beta, -alpha)
+                -self.search(walk, &next, -beta, -alpha)?
             };
             best = best.max(v);
             alpha = alpha.max(v);
             if alpha >= beta {
+                let h = &mut walk.history[side][target(m).index()];
+                *h = h.saturating_add(1 + moves_left(pos));
                 break;
             }
         }
@@ -94,8 +163,8 @@ impl PlacingSearch {
         } else {
             Bound::Exact
         };
-        self.known.insert(key, (best, bound));
-        best
+        self.known.put(key, best, bound);
+        Ok(best)
     }
 
     /// The value of a finished game, or of a position of the moving phase from its table.
@@ -114,27 +183,60 @@ impl PlacingSearch {
             .expect("the moving phase's tables hold every unit the placing phase reaches");
         Some(v.score())
     }
+
+    /// The moves of `pos`, likeliest cut-offs first: mills closed, then the points that
+    /// the history of cut-offs and the mills around them favour.
+    fn ordered_moves(&self, walk: &Walk, pos: &Position) -> Vec<Move> {
+        let us = pos.side_to_move();
+        let history = &walk.history[us.index()];
+        let mut scored: Vec<(u32, Move)> = pos
+            .legal_moves(&self.rules)
+            .iter()
+            .map(|&m| {
+                let sq = target(m);
+                let lines = self.line_score(pos, m);
+                (lines.saturating_add(history[sq.index()]), m)
+            })
+            .collect();
+        scored.sort_by_key(|s| std::cmp::Reverse(s.0));
+        scored.into_iter().map(|(_, m)| m).collect()
+    }
+
+    /// How much a move does along the mills through its point: closing one, blocking (or,
+    /// for a removal, breaking) two of the opponent's men, making two of one's own.
+    fn line_score(&self, pos: &Position, m: Move) -> u32 {
+        let us = pos.side_to_move();
+        let (own, theirs) = (pos.men(us), pos.men(us.opposite()));
+        let sq = target(m);
+        let mut score = 0;
+        for &line in &self.lines[sq.index()] {
+            let mine = (line.bits() & own.bits()).count_ones();
+            let other = (line.bits() & theirs.bits()).count_ones();
+            score += match (m, mine, other) {
+                (Move::Remove { .. }, 0, 2) => 1 << 20,
+                (Move::Remove { .. }, _, _) => other,
+                (_, 2, 0) => 1 << 24,
+                (_, 0, 2) => 1 << 20,
+                (_, 1, 0) => 1 << 8,
+                (_, 0, 0) => 1 << 4,
+                _ => 0,
+            };
+        }
+        score
+    }
 }
 
-/// The moves of `pos`, those that close a mill first (they decide most cut-offs).
-fn ordered_moves(rules: &Rules, pos: &Position) -> Vec<kvarn_game::Move> {
-    let mut moves: Vec<_> = pos.legal_moves(rules).iter().copied().collect();
-    moves.sort_by_key(|&m| {
-        let mut next = *pos;
-        next.play_unchecked(rules, m);
-        next.side_to_move() != pos.side_to_move()
-    });
-    moves
+/// The point a move acts on: where a man lands, or the man removed.
+fn target(m: Move) -> kvarn_game::Square {
+    match m {
+        Move::Place { to } | Move::Shift { to, .. } => to,
+        Move::Remove { from } => from,
+    }
 }
 
-/// The transposition table's key: the position's symmetry-class representative, exactly
-/// (men, men in hand, side to move, pending removal), so that no two positions share one.
-fn table_key(rules: &Rules, pos: &Position) -> u128 {
-    let (c, _) = pos.canonical(rules);
-    u128::from(c.men(Color::White).bits())
-        | u128::from(c.men(Color::Black).bits()) << 32
-        | u128::from(c.in_hand(Color::White)) << 64
-        | u128::from(c.in_hand(Color::Black)) << 72
-        | u128::from(c.side_to_move() == Color::Black) << 80
-        | u128::from(c.pending_removal()) << 81
+/// Men still to place, both sides: how much of the search lies below a position, so
+/// that cut-offs high in the tree count for more in the history.
+fn moves_left(pos: &Position) -> u32 {
+    let n = pos.in_hand(Color::White) + pos.in_hand(Color::Black);
+    u32::from(n) * u32::from(n)
 }

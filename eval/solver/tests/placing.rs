@@ -25,7 +25,7 @@ fn agrees_with_the_whole_solution(variant: Variant, samples: usize) {
     for (unit, _) in WdlSolver::plan(rules.men()) {
         tables.solve_pair(unit);
     }
-    let mut search = PlacingSearch::new(std::sync::Arc::new(tables));
+    let search = PlacingSearch::new(std::sync::Arc::new(tables), 1 << 26);
     let start = Position::start(&rules);
     assert_eq!(search.value(&start), Outcome::Draw, "{variant}: the start");
     assert_eq!(wdl(whole.value(&start).unwrap()), Outcome::Draw);
@@ -61,4 +61,56 @@ fn five_mens_morris_placing_agrees_with_its_whole_solution() {
 #[test]
 fn six_mens_morris_placing_agrees_with_its_whole_solution() {
     agrees_with_the_whole_solution(Variant::Six, 10_000);
+}
+
+/// A whole-game benchmark set drawn over Six's win/draw/loss tables gives every move of
+/// every position the value of Six's whole solution, placing and moving alike.
+#[test]
+fn a_whole_game_set_holds_every_moves_value_of_the_whole_solution() {
+    use kvarn_solver::benchmark::whole_game::{WholeGameSpec, sample_whole_game};
+    let variant = Variant::Six;
+    let rules = Rules::new(variant);
+    let whole = Solver::solve_whole_game(variant, |_, _| {});
+    let dir = tempfile::tempdir().unwrap();
+    kvarn_solver::db::solve_wdl_into(dir.path(), rules, rules.men(), |_, _, _, _| {}).unwrap();
+    let judge = kvarn_solver::judge::WholeGame::open(dir.path(), rules).unwrap();
+    let spec = WholeGameSpec {
+        placing: 300,
+        moving: 300,
+        seed: 7,
+        limit: None,
+    };
+    let set = sample_whole_game(&judge, &spec, |_, _| {}).unwrap();
+    assert!(set.out_of_time.is_empty());
+    assert_eq!(set.positions.len(), 600);
+    let placing = set
+        .positions
+        .iter()
+        .filter(|b| b.position.contains(" 0/0 "))
+        .count();
+    assert_eq!(
+        set.positions.len() - placing,
+        300,
+        "positions without men in hand"
+    );
+    let mut critical = 0;
+    for b in &set.positions {
+        let pos = Position::from_position_string(&rules, &b.position).unwrap();
+        assert_eq!(wdl(whole.value(&pos).unwrap()), b.value, "{}", b.position);
+        assert_eq!(b.move_values.len(), usize::from(b.legal), "{}", b.position);
+        for (m, v) in whole.move_values(&pos) {
+            assert_eq!(
+                b.move_values[&m.to_string()],
+                wdl(v.unwrap()),
+                "{} {m}",
+                b.position
+            );
+            assert_eq!(
+                b.preserving.contains(&m.to_string()),
+                wdl(v.unwrap()) == b.value
+            );
+        }
+        critical += usize::from(b.critical());
+    }
+    assert!(critical > 100, "{critical} critical positions");
 }

@@ -300,8 +300,8 @@ fn the_first_blunder_is_the_first_decision_of_the_side_that_worsens_its_value() 
         let side = start.position().side_to_move();
         let keep = with(start.position(), Outcome::Draw).unwrap();
         let lose = with(start.position(), Outcome::Loss).unwrap();
-        assert_eq!(first_blunder(&FIVE, start, [keep], side), None);
-        let b = first_blunder(&FIVE, start, [lose], side).unwrap();
+        assert_eq!(first_blunder(&*FIVE, start, [keep], side), None);
+        let b = first_blunder(&*FIVE, start, [lose], side).unwrap();
         assert_eq!(b.decision, 0);
         assert_eq!(
             (b.chosen, b.before, b.after),
@@ -310,7 +310,7 @@ fn the_first_blunder_is_the_first_decision_of_the_side_that_worsens_its_value() 
         assert_eq!(b.phase, Phase::of(&rules, start.position()));
         assert_eq!(b.position, start.position().to_position_string(&rules));
         // Only the side asked about is judged.
-        assert_eq!(first_blunder(&FIVE, start, [lose], side.opposite()), None);
+        assert_eq!(first_blunder(&*FIVE, start, [lose], side.opposite()), None);
         // After a kept move and perfect replies, the side's next losing move is found.
         let mut game = start.clone();
         let mut moves = vec![keep];
@@ -324,7 +324,7 @@ fn the_first_blunder_is_the_first_decision_of_the_side_that_worsens_its_value() 
             continue;
         }
         if let Some(lose) = with(game.position(), Outcome::Loss) {
-            let b = first_blunder(&FIVE, start, moves.iter().copied().chain([lose]), side);
+            let b = first_blunder(&*FIVE, start, moves.iter().copied().chain([lose]), side);
             assert_eq!(b.map(|b| (b.decision, b.chosen)), Some((moves.len(), lose)));
             later += 1;
         }

@@ -17,12 +17,14 @@ use crate::value::Value;
 use kvarn_game::Outcome;
 use kvarn_storage::{parse_jsonl, write_jsonl};
 
+pub mod whole_game;
+
 /// Format name of a benchmark file.
 pub const FORMAT: &str = "kvarn-bench-set";
 /// Format version written and read: 2 adds the number of legal moves (and so whether a
-/// position is critical); sets of version 1 are still read, the count made from the
-/// position.
-pub const VERSION: u32 = 2;
+/// position is critical), 3 every move's value (sets of the whole game); sets of version
+/// 1 are still read, the count made from the position.
+pub const VERSION: u32 = 3;
 
 impl Value {
     /// The outcome without the distance.
@@ -44,13 +46,18 @@ pub struct BenchPosition {
     pub phase: Phase,
     /// The exact outcome for the player to move.
     pub value: Outcome,
-    /// Turns to the end with perfect play (0 for draws).
+    /// Turns to the end with perfect play (0 for draws, and in sets made from win/draw/loss
+    /// tables, which keep turns to the next removal instead).
     pub distance: u16,
     /// The moves that keep the outcome (every move, in a lost position).
     pub preserving: Vec<String>,
     /// Legal moves of the position (0 in sets of version 1 until read).
     #[serde(default)]
     pub legal: u16,
+    /// Every legal move's exact value for the player to move, where the set keeps them
+    /// (sets of the whole game); empty in the others.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub move_values: BTreeMap<String, Outcome>,
 }
 
 impl BenchPosition {
@@ -208,6 +215,7 @@ fn bench_position(solver: &Solver, pos: &Position, phase: Phase, value: Value) -
         },
         preserving,
         legal,
+        move_values: BTreeMap::new(),
     }
 }
 
@@ -266,34 +274,37 @@ pub fn subset(set: &[BenchPosition], n: usize) -> Vec<BenchPosition> {
 /// The sets in the repository (`eval/solver/benchmarks/`), built into the program so that every
 /// run and report, wherever it runs, is judged on the same positions: name, text.
 const COMMITTED: &[(&str, &str)] = &[
-    ("six-tuning", include_str!("../benchmarks/six-tuning.jsonl")),
+    (
+        "six-tuning",
+        include_str!("../../benchmarks/six-tuning.jsonl"),
+    ),
     (
         "six-heldout",
-        include_str!("../benchmarks/six-heldout.jsonl"),
+        include_str!("../../benchmarks/six-heldout.jsonl"),
     ),
     (
         "five-tuning",
-        include_str!("../benchmarks/five-tuning.jsonl"),
+        include_str!("../../benchmarks/five-tuning.jsonl"),
     ),
     (
         "five-heldout",
-        include_str!("../benchmarks/five-heldout.jsonl"),
+        include_str!("../../benchmarks/five-heldout.jsonl"),
     ),
     (
         "nine-fly-endgame-tuning",
-        include_str!("../benchmarks/nine-fly-endgame-tuning.jsonl"),
+        include_str!("../../benchmarks/nine-fly-endgame-tuning.jsonl"),
     ),
     (
         "nine-fly-endgame-heldout",
-        include_str!("../benchmarks/nine-fly-endgame-heldout.jsonl"),
+        include_str!("../../benchmarks/nine-fly-endgame-heldout.jsonl"),
     ),
     (
         "nine-nofly-endgame-tuning",
-        include_str!("../benchmarks/nine-nofly-endgame-tuning.jsonl"),
+        include_str!("../../benchmarks/nine-nofly-endgame-tuning.jsonl"),
     ),
     (
         "nine-nofly-endgame-heldout",
-        include_str!("../benchmarks/nine-nofly-endgame-heldout.jsonl"),
+        include_str!("../../benchmarks/nine-nofly-endgame-heldout.jsonl"),
     ),
 ];
 
