@@ -51,6 +51,14 @@ pub struct BenchSetArgs {
     /// search, every count of men placed alike (default: a third).
     #[arg(long)]
     placing: Option<usize>,
+    /// Over win/draw/loss tables: critical positions wanted in each of the moving and
+    /// flying phases, drawn beyond --n until each has them.
+    #[arg(long, default_value_t = 0)]
+    min_critical: usize,
+    /// Over win/draw/loss tables: men placed at least in the positions with men in hand
+    /// (the first placements cost the placing search the most).
+    #[arg(long, default_value_t = 0)]
+    placing_from: u8,
     /// Over win/draw/loss tables: seconds the placing search may take for one position's
     /// moves; a position it does not prove in time is left out and counted (0: no limit,
     /// and the set is the same on every machine).
@@ -160,6 +168,8 @@ fn sample_whole_game(args: &BenchSetArgs, rules: Rules) -> anyhow::Result<Vec<Be
     let spec = WholeGameSpec {
         placing,
         moving: args.n - placing,
+        min_placed: args.placing_from,
+        min_critical: args.min_critical,
         seed: args.seed,
         limit: (args.placing_limit > 0.0)
             .then(|| std::time::Duration::from_secs_f64(args.placing_limit)),

@@ -27,6 +27,10 @@ pub struct EvalSolverArgs {
     /// The committed set's half to use without --set: `heldout` (default) or `tuning`.
     #[arg(long, default_value = "heldout", conflicts_with = "set")]
     part: String,
+    /// Without --set: the committed whole-game set (Nine with flying: placing, moving and
+    /// flying, valued by the whole moving phase's tables) rather than the endgame set.
+    #[arg(long, conflicts_with = "set")]
+    whole: bool,
     #[command(flatten)]
     rules: RulesArgs,
     /// The agent to score, e.g. `alphabeta:depth=4`, `perfect:db=DIR` or
@@ -94,9 +98,17 @@ fn eval_set(args: &EvalSolverArgs) -> anyhow::Result<(Rules, Vec<benchmark::Benc
         "tuning" => benchmark::Part::Tuning,
         other => anyhow::bail!("--part {other}: expected heldout or tuning"),
     };
-    let name = benchmark::committed_name(&rules, part);
-    let set = benchmark::committed(&rules, part)
-        .with_context(|| format!("no committed set {name} for {rules}: give --set FILE"))??;
+    let (name, set) = if args.whole {
+        let name = benchmark::committed_whole_name(&rules, part).with_context(|| {
+            format!("no committed whole-game set for {rules} beside its committed set: leave out --whole")
+        })?;
+        (name, benchmark::committed_whole(&rules, part))
+    } else {
+        let name = benchmark::committed_name(&rules, part);
+        (name, benchmark::committed(&rules, part))
+    };
+    let set =
+        set.with_context(|| format!("no committed set {name} for {rules}: give --set FILE"))??;
     outln!("the committed set {name}");
     Ok((rules, set))
 }

@@ -644,21 +644,29 @@ pub fn has_wdl(dir: &Path, rules: &Rules) -> bool {
 /// # Errors
 /// A unit's file is missing, damaged or of other rules.
 pub fn load_wdl_values(dir: &Path, rules: Rules) -> Result<WdlSolver, DbError> {
+    use rayon::prelude::*;
     let mut solver = WdlSolver::new(rules);
-    for (unit, twin) in WdlSolver::plan(rules.men()) {
-        for u in [unit, twin] {
-            if solver.table(u).is_some() {
-                continue;
-            }
-            let table =
+    let mut units: Vec<Unit> = WdlSolver::plan(rules.men())
+        .into_iter()
+        .flat_map(|(unit, twin)| [unit, twin])
+        .collect();
+    units.dedup();
+    // Units read side by side: decompressing and checking them is most of the time.
+    let tables: Vec<WdlTable> = units
+        .par_iter()
+        .map(|&u| {
+            let mut table =
                 read_wdl(dir, &rules, u, solver.size(u))?.ok_or_else(|| DbError::Damaged {
                     path: dir.join(wdl_file_name(&rules, u)),
                     reason: "missing: the moving phase is not solved whole (kvarn solve --wdl)"
                         .into(),
                 })?;
-            solver.insert(table);
-            solver.keep_values_only(u);
-        }
+            table.to_removal = Vec::new();
+            Ok(table)
+        })
+        .collect::<Result<_, DbError>>()?;
+    for table in tables {
+        solver.insert(table);
     }
     Ok(solver)
 }

@@ -77,6 +77,8 @@ fn a_whole_game_set_holds_every_moves_value_of_the_whole_solution() {
     let spec = WholeGameSpec {
         placing: 300,
         moving: 300,
+        min_placed: 0,
+        min_critical: 0,
         seed: 7,
         limit: None,
     };

@@ -306,6 +306,14 @@ const COMMITTED: &[(&str, &str)] = &[
         "nine-nofly-endgame-heldout",
         include_str!("../../benchmarks/nine-nofly-endgame-heldout.jsonl"),
     ),
+    (
+        "nine-fly-whole-tuning",
+        include_str!("../../benchmarks/nine-fly-whole-tuning.jsonl"),
+    ),
+    (
+        "nine-fly-whole-heldout",
+        include_str!("../../benchmarks/nine-fly-whole-heldout.jsonl"),
+    ),
 ];
 
 /// The name of the committed set of `rules`' part: `six-tuning`, `nine-fly-endgame-heldout`.
@@ -326,7 +334,30 @@ pub fn committed_name(rules: &Rules, part: Part) -> String {
 /// [`SolverError::BenchmarkSet`] when the built-in text does not read (a build from a
 /// damaged checkout), or holds positions of other rules.
 pub fn committed(rules: &Rules, part: Part) -> Option<Result<Vec<BenchPosition>, SolverError>> {
-    let name = committed_name(rules, part);
+    committed_named(&committed_name(rules, part), rules)
+}
+
+/// The name of the committed whole-game set of `rules`' part, where the repository has
+/// one beside the endgame sets: `nine-fly-whole-heldout` (Six's and Five's committed sets
+/// cover their whole games already).
+pub fn committed_whole_name(rules: &Rules, part: Part) -> Option<String> {
+    (rules.variant() == kvarn_game::Variant::Nine && rules.flying())
+        .then(|| format!("nine-fly-whole-{}", part.name()))
+}
+
+/// The committed whole-game set of `rules`' part ([`committed_whole_name`]).
+///
+/// # Errors
+/// As [`committed`].
+pub fn committed_whole(
+    rules: &Rules,
+    part: Part,
+) -> Option<Result<Vec<BenchPosition>, SolverError>> {
+    committed_named(&committed_whole_name(rules, part)?, rules)
+}
+
+/// The committed set called `name`, read as a set of `rules`.
+fn committed_named(name: &str, rules: &Rules) -> Option<Result<Vec<BenchPosition>, SolverError>> {
     let (_, text) = COMMITTED.iter().find(|(n, _)| *n == name)?;
     let err = |reason: String| SolverError::BenchmarkSet {
         path: format!("the committed set {name}"),
@@ -349,10 +380,13 @@ pub fn committed(rules: &Rules, part: Part) -> Option<Result<Vec<BenchPosition>,
 pub fn committed_keys(rules: &Rules) -> Result<std::collections::HashSet<u64>, SolverError> {
     let mut keys = std::collections::HashSet::new();
     for part in [Part::Tuning, Part::HeldOut] {
-        let Some(set) = committed(rules, part) else {
-            continue;
-        };
-        for b in set? {
+        let sets = [committed(rules, part), committed_whole(rules, part)];
+        for b in sets
+            .into_iter()
+            .flatten()
+            .collect::<Result<Vec<_>, _>>()?
+            .concat()
+        {
             keys.insert(b.game(rules)?.position().canonical_key(rules));
         }
     }

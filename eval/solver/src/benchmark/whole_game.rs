@@ -22,8 +22,15 @@ use crate::wdl::Unit;
 pub struct WholeGameSpec {
     /// Positions with men in hand (placing, and removals while placing).
     pub placing: usize,
-    /// Positions of the moving phase (moving and flying).
+    /// Positions of the moving phase (moving and flying), balanced over (phase, outcome).
     pub moving: usize,
+    /// Critical positions wanted in each of the moving and flying phases: further
+    /// critical positions are drawn beyond the balanced share until each phase has them,
+    /// so that a critical value-keeping figure rests on enough positions.
+    pub min_critical: usize,
+    /// Men placed at least, in the positions with men in hand: the opening's first
+    /// placements cost the placing search the most.
+    pub min_placed: u8,
     /// Seed of the draws.
     pub seed: u64,
     /// Time the placing search may take for one position's moves (`None`: no limit).
@@ -53,7 +60,7 @@ pub fn sample_whole_game(
     let rules = *judge.rules();
     let mut rng = Pcg64Mcg::seed_from_u64(spec.seed);
     let mut seen = HashSet::new();
-    let placing = placing_candidates(&rules, spec.placing, &mut rng, &mut seen);
+    let placing = placing_candidates(&rules, spec, &mut rng, &mut seen);
     let done = std::sync::atomic::AtomicUsize::new(0);
     let valued: Vec<Option<BenchPosition>> = placing
         .par_iter()
@@ -76,7 +83,7 @@ pub fn sample_whole_game(
             None => *out_of_time.entry(men_placed(&rules, pos)).or_default() += 1,
         }
     }
-    positions.extend(moving_positions(judge, spec.moving, &mut rng, &mut seen)?);
+    positions.extend(moving_positions(judge, spec, &mut rng, &mut seen)?);
     Ok(WholeGameSet {
         positions,
         out_of_time,
@@ -88,19 +95,22 @@ pub fn men_placed(rules: &Rules, pos: &Position) -> u8 {
     2 * rules.men() - pos.in_hand(Color::White) - pos.in_hand(Color::Black)
 }
 
-/// `n` distinct positions with men in hand (up to symmetry), from uniformly random games
-/// stopped at the first decision with a number of men placed drawn uniformly.
+/// `spec.placing` distinct positions with men in hand (up to symmetry), from uniformly
+/// random games stopped at the first decision with a number of men placed drawn uniformly
+/// from `spec.min_placed` on.
 fn placing_candidates(
     rules: &Rules,
-    n: usize,
+    spec: &WholeGameSpec,
     rng: &mut Pcg64Mcg,
     seen: &mut HashSet<u64>,
 ) -> Vec<Position> {
+    let n = spec.placing;
     let mut out = Vec::with_capacity(n);
     let mut tries = 0;
+    let first = spec.min_placed.min(2 * rules.men() - 1);
     while out.len() < n && tries < 100 * n + 1000 {
         tries += 1;
-        let placed = rng.random_range(0..2 * rules.men());
+        let placed = rng.random_range(first..2 * rules.men());
         let Some(pos) = random_game_until(rules, placed, rng) else {
             continue;
         };
@@ -129,42 +139,49 @@ fn random_game_until(rules: &Rules, placed: u8, rng: &mut Pcg64Mcg) -> Option<Po
     }
 }
 
-/// `n` distinct positions of the moving phase: a unit drawn uniformly, then an index in
-/// it, as evenly as the draws allow over the (phase, outcome) kinds.
+/// `spec.moving` distinct positions of the moving phase: a unit drawn uniformly, then an
+/// index in it, as evenly as the draws allow over the (phase, outcome) kinds; then more
+/// critical ones until each phase has `spec.min_critical`.
 fn moving_positions(
     judge: &WholeGame,
-    n: usize,
+    spec: &WholeGameSpec,
     rng: &mut Pcg64Mcg,
     seen: &mut HashSet<u64>,
 ) -> Result<Vec<BenchPosition>, SolverError> {
     let rules = *judge.rules();
-    let tables = judge.tables();
     let men = rules.men();
     let units: Vec<Unit> = (3..=men)
         .flat_map(|white| (3..=men).map(move |black| Unit { white, black }))
         .collect();
+    let n = spec.moving;
     let per_kind = n.div_ceil(6).max(1);
     let mut kinds: BTreeMap<(Phase, Outcome), Vec<BenchPosition>> = BTreeMap::new();
+    let mut critical: BTreeMap<Phase, usize> = BTreeMap::new();
+    let wanted = |critical: &BTreeMap<Phase, usize>, phase| {
+        critical.get(&phase).copied().unwrap_or(0) < spec.min_critical
+    };
     let (mut accepted, mut tries) = (0, 0);
-    while accepted < n && tries < 1000 * n + 10_000 {
+    let budget = 1000 * (n + 2 * spec.min_critical) + 10_000;
+    while (accepted < n
+        || [Phase::Moving, Phase::Flying]
+            .iter()
+            .any(|&p| wanted(&critical, p)))
+        && tries < budget
+    {
         tries += 1;
-        let unit = units[rng.random_range(0..units.len())];
-        let i = rng.random_range(0..tables.size(unit));
-        let Some(value) = tables.table(unit).and_then(|t| t.get(i)) else {
+        let Some((pos, value)) = draw_moving(judge, &units, rng) else {
             continue;
         };
-        let Some(pos) = tables.indexer().position_at(&rules, &unit.subspace(), i) else {
-            continue;
-        };
-        if pos.status(&rules, 1).is_over() || !seen.insert(pos.canonical(&rules).0.key()) {
+        if !seen.insert(pos.canonical(&rules).0.key()) {
             continue;
         }
         let phase = Phase::of(&rules, &pos);
         let slot = kinds.entry((phase, value)).or_default();
-        if tries < 500 * n && slot.len() >= per_kind {
+        let balanced = slot.len() < per_kind || tries >= budget / 2;
+        let row = row_of(&rules, &pos, &judge.move_outcomes(&pos));
+        if !(balanced && accepted < n || row.critical() && wanted(&critical, phase)) {
             continue;
         }
-        let row = row_of(&rules, &pos, &judge.move_outcomes(&pos));
         if row.value != value {
             return Err(SolverError::BenchmarkSet {
                 path: format!("position {}", row.position),
@@ -174,10 +191,27 @@ fn moving_positions(
                 ),
             });
         }
+        *critical.entry(phase).or_default() += usize::from(row.critical());
         slot.push(row);
         accepted += 1;
     }
     Ok(kinds.into_values().flatten().collect())
+}
+
+/// A position of the moving phase drawn from the tables (a unit uniformly, then an index),
+/// with its value; `None` for an index that is no position or a finished game.
+fn draw_moving(
+    judge: &WholeGame,
+    units: &[Unit],
+    rng: &mut Pcg64Mcg,
+) -> Option<(Position, Outcome)> {
+    let rules = judge.rules();
+    let tables = judge.tables();
+    let unit = units[rng.random_range(0..units.len())];
+    let i = rng.random_range(0..tables.size(unit));
+    let value = tables.table(unit)?.get(i)?;
+    let pos = tables.indexer().position_at(rules, &unit.subspace(), i)?;
+    (!pos.status(rules, 1).is_over()).then_some((pos, value))
 }
 
 /// The benchmark row of `pos` from every move's value: the position's value is the best.
