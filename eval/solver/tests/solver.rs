@@ -334,3 +334,44 @@ fn the_first_blunder_is_the_first_decision_of_the_side_that_worsens_its_value() 
         "only {later} positions with a later losing move"
     );
 }
+
+/// Nine's committed whole-game set: over 1,000 critical positions with men in hand, in the
+/// moving and in the flying phase, in each half; every position's value the best of its
+/// moves' values, its value-keeping moves those of that value; no position in both halves.
+#[test]
+fn the_committed_whole_game_set_of_nine_is_whole_consistent_and_split() {
+    use kvarn_game::{Outcome, Phase, Rules, Variant};
+    use kvarn_solver::benchmark::{Part, committed_whole};
+    let rules = Rules::new(Variant::Nine);
+    let mut keys = std::collections::HashSet::new();
+    for part in [Part::Tuning, Part::HeldOut] {
+        let set = committed_whole(&rules, part)
+            .expect("Nine's whole-game set")
+            .unwrap();
+        let critical = |phases: &[Phase]| {
+            set.iter()
+                .filter(|b| b.critical() && phases.contains(&b.phase))
+                .count()
+        };
+        assert!(critical(&[Phase::Placing, Phase::Removal]) >= 1000);
+        assert!(critical(&[Phase::Moving]) >= 1000);
+        assert!(critical(&[Phase::Flying]) >= 1000);
+        for b in &set {
+            let best = b.move_values.values().max_by_key(|v| v.score()).copied();
+            assert_eq!(best, Some(b.value), "{}", b.position);
+            assert_eq!(b.move_values.len(), usize::from(b.legal), "{}", b.position);
+            let keeping: Vec<&String> = b
+                .move_values
+                .iter()
+                .filter(|(_, v)| **v == b.value)
+                .map(|(m, _)| m)
+                .collect();
+            let mut preserving: Vec<&String> = b.preserving.iter().collect();
+            preserving.sort();
+            assert_eq!(keeping, preserving, "{}", b.position);
+            let key = b.game(&rules).unwrap().position().canonical_key(&rules);
+            assert!(keys.insert(key), "{} twice", b.position);
+        }
+        assert!(set.iter().any(|b| b.value == Outcome::Loss));
+    }
+}
