@@ -261,9 +261,8 @@ fn print_scores(scores: &BTreeMap<Option<kvarn_game::Phase>, PhaseScore>) {
 /// fours, while placing; men on the board after.
 fn stage(rules: &Rules, pos: &kvarn_game::Position) -> (u8, String) {
     use kvarn_game::Color;
-    let in_hand = pos.in_hand(Color::White) + pos.in_hand(Color::Black);
-    if in_hand > 0 {
-        let placed = 2 * rules.men() - in_hand;
+    let placed = kvarn_solver::benchmark::whole_game::men_placed(rules, pos);
+    if placed < 2 * rules.men() {
         let from = placed / 4 * 4;
         let to = (from + 3).min(2 * rules.men() - 1);
         return (from, format!("placed {from}-{to}"));

@@ -228,10 +228,9 @@ impl PlacingSearch {
 
 /// The point a move acts on: where a man lands, or the man removed.
 fn target(m: Move) -> kvarn_game::Square {
-    match m {
-        Move::Place { to } | Move::Shift { to, .. } => to,
-        Move::Remove { from } => from,
-    }
+    m.to()
+        .or(m.from())
+        .expect("every move lands on a point or removes from one")
 }
 
 /// Men still to place, both sides: how much of the search lies below a position, so

@@ -177,9 +177,14 @@ fn moving_positions(
         }
         let phase = Phase::of(&rules, &pos);
         let slot = kinds.entry((phase, value)).or_default();
-        let balanced = slot.len() < per_kind || tries >= budget / 2;
+        let balanced = (slot.len() < per_kind || tries >= budget / 2) && accepted < n;
+        // Beyond the balanced share only a critical position of a phase short of them
+        // is taken: its moves are valued only when it could be.
+        if !balanced && !wanted(&critical, phase) {
+            continue;
+        }
         let row = row_of(&rules, &pos, &judge.move_outcomes(&pos));
-        if !(balanced && accepted < n || row.critical() && wanted(&critical, phase)) {
+        if !balanced && !row.critical() {
             continue;
         }
         if row.value != value {
