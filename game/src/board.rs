@@ -420,6 +420,13 @@ impl Board {
         &self.mills[..self.mill_count]
     }
 
+    /// The mills through `sq` (at most two), each as the set of its three points.
+    pub fn mills_through(&self, sq: Square) -> impl Iterator<Item = Bitboard> + '_ {
+        self.mills_through[sq.index()]
+            .into_iter()
+            .filter(|m| m.0 != NO_MILL.0)
+    }
+
     /// Whether the men `men` form a mill through `sq` (which they must include).
     #[inline]
     pub fn closes_mill(&self, men: Bitboard, sq: Square) -> bool {

@@ -68,7 +68,7 @@ impl Position {
         let over = matches!(self.status(rules, 1), crate::Status::Win { .. });
         let phase = if over {
             'o'
-        } else if self.in_hand(Color::White) + self.in_hand(Color::Black) > 0 {
+        } else if self.men_in_hand() > 0 {
             'p'
         } else {
             'm'

@@ -203,6 +203,12 @@ impl Position {
         self.in_hand[color.index()]
     }
 
+    /// Men still in hand, both sides: 0 once placing is over.
+    #[inline]
+    pub fn men_in_hand(&self) -> u8 {
+        self.in_hand[0] + self.in_hand[1]
+    }
+
     /// Men of `color` on the board and in hand: what decides a loss by too few men.
     #[inline]
     pub fn men_left(&self, color: Color) -> u32 {

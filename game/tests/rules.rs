@@ -222,7 +222,7 @@ fn placing_takes_two_times_men_per_player_turns_alternating() {
         assert_eq!(g.ply(), 2 * rules.men() as usize);
         assert_eq!(g.position().turns(), 2 * rules.men() as u16);
         let p = g.position();
-        assert_eq!(p.in_hand(Color::White) + p.in_hand(Color::Black), 0);
+        assert_eq!(p.men_in_hand(), 0);
         assert_eq!(p.side_to_move(), Color::White);
         // Replay: the players alternate, White first, one man from the mover's hand a turn.
         let mut replay = Game::new(rules);

@@ -265,7 +265,7 @@ fn random_starts_play_to_the_end_and_search_certain_positions_fully() {
     let mut first_positions = std::collections::HashSet::new();
     for g in &starts {
         let first = g.samples[0].position;
-        assert_eq!(first.in_hand(Color::White) + first.in_hand(Color::Black), 0);
+        assert_eq!(first.men_in_hand(), 0);
         for c in [Color::White, Color::Black] {
             assert!((3..=4).contains(&first.men(c).count()));
         }

@@ -714,7 +714,7 @@ fn branch_starts_begin_at_earlier_games_moving_positions_and_skip_the_opening() 
     );
     for g in &branched {
         let first = g.samples[0].position;
-        assert_eq!(first.in_hand(Color::White) + first.in_hand(Color::Black), 0);
+        assert_eq!(first.men_in_hand(), 0);
         assert!(
             searched.contains(&first.key()),
             "game {}: not an earlier position",
@@ -758,7 +758,7 @@ fn branch_starts_take_placing_positions_and_closed_mills_where_asked() {
         BranchPool::from_samples(&rules, samples(), None, &settings)
     };
     let (moving, all) = (pool(false, 0.0), pool(true, 0.0));
-    let in_hand = |p: &Position| p.in_hand(Color::White) + p.in_hand(Color::Black) > 0;
+    let in_hand = |p: &Position| p.men_in_hand() > 0;
     let placing = samples().filter(|s| in_hand(&s.position)).count();
     assert!(placing > 20, "{placing} placing samples");
     assert_eq!(

@@ -136,8 +136,7 @@ fn probe_wdl(args: &ProbeArgs, rules: kvarn_game::Rules, pos: &Position) -> anyh
 
 /// Where a value came from: the tables, or the placing search with its cost.
 fn how_known(pos: &Position, seconds: f64, judge: &kvarn_solver::judge::WholeGame) -> String {
-    use kvarn_game::Color;
-    let moving = pos.in_hand(Color::White) + pos.in_hand(Color::Black) == 0;
+    let moving = pos.men_in_hand() == 0;
     if moving && !pos.pending_removal() {
         return "from the moving phase's tables".to_string();
     }

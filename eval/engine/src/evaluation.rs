@@ -113,7 +113,7 @@ impl Weights {
 
     /// The weights of the phase `pos` is in.
     pub fn for_position(&self, rules: &Rules, pos: &Position) -> &Terms {
-        if pos.in_hand(Color::White) + pos.in_hand(Color::Black) > 0 {
+        if pos.men_in_hand() > 0 {
             &self.placing
         } else if pos.can_fly(rules, Color::White) || pos.can_fly(rules, Color::Black) {
             &self.flying
