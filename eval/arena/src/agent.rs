@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use kvarn_game::{Game, Move, Outcome, Rules};
+use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -245,6 +246,11 @@ impl TieBreak {
     fn pick(&mut self, n: usize) -> usize {
         self.rng.random_range(0..n)
     }
+
+    /// `moves` in a uniformly random order.
+    fn shuffle(&mut self, moves: &mut [Move]) {
+        moves.shuffle(&mut self.rng);
+    }
 }
 
 /// Where a perfect player reads exact values.
@@ -311,6 +317,30 @@ impl PerfectAgent {
         Ok(best.into_iter().map(|(m, _)| m).collect())
     }
 
+    /// A move that keeps the value of a position with men in hand, drawn uniformly from
+    /// those that do: the position's value (walked along the game, [`WholeGame::value_along`]),
+    /// then its moves in a random order until one keeps it, each by a null-window search.
+    /// Early in placing every move's exact value would cost minutes; this costs about as
+    /// many searches as one in a few moves keeps.
+    fn keeping_by_search(&mut self, judge: &WholeGame, game: &Game) -> Result<Move, ArenaError> {
+        let pos = game.position();
+        let value = judge.value_along(game.start_position(), game.moves());
+        let mut moves = game.legal_moves().to_vec();
+        self.ties.shuffle(&mut moves);
+        for m in moves {
+            let keeps = judge
+                .move_keeps_by(pos, m, value, None)
+                .unwrap_or_else(|_| unreachable!("a search without a deadline runs to its end"));
+            if keeps {
+                return Ok(m);
+            }
+        }
+        Err(self.refusal(format!(
+            "no move keeps the value of {}: the tables are inconsistent",
+            pos.to_position_string(game.rules())
+        )))
+    }
+
     /// The moves of the best value by win/draw/loss tables, and among those the best for
     /// progress: fewer turns to the next removal when winning, more otherwise.
     fn best_by_tables(&self, judge: &WholeGame, game: &Game) -> Result<Vec<Move>, ArenaError> {
@@ -348,6 +378,10 @@ impl Agent for PerfectAgent {
     fn choose(&mut self, game: &Game) -> Result<Move, ArenaError> {
         let best = match &self.exact {
             Exact::Distances(solver) => self.best_by_distance(solver, game)?,
+            Exact::Tables(judge) if game.position().men_in_hand() > 0 => {
+                let judge = Arc::clone(judge);
+                return self.keeping_by_search(&judge, game);
+            }
             Exact::Tables(judge) => self.best_by_tables(judge, game)?,
         };
         if best.is_empty() {
@@ -370,8 +404,25 @@ impl Agent for PerfectAgent {
 /// # Errors
 /// What [`WholeGame::open`] reports.
 pub fn load_whole_game(dir: &Path, rules: Rules) -> Result<Arc<WholeGame>, ArenaError> {
+    load_whole_game_with(dir, rules, kvarn_solver::placing::DEFAULT_TABLE_BYTES)
+}
+
+/// [`load_whole_game`] whose placing search, if this call opens the tables, keeps a
+/// transposition table of about `table_bytes`: games from the start position stay
+/// early in placing, where a proof needs gigabytes (the perfect players of the process
+/// share it, so what one proved the others find).
+///
+/// # Errors
+/// What [`WholeGame::open`] reports.
+pub fn load_whole_game_with(
+    dir: &Path,
+    rules: Rules,
+    table_bytes: usize,
+) -> Result<Arc<WholeGame>, ArenaError> {
     static CACHE: OnceLock<Shared<WholeGame>> = OnceLock::new();
-    shared(&CACHE, dir, rules, || Ok(WholeGame::open(dir, rules)?))
+    shared(&CACHE, dir, rules, || {
+        Ok(WholeGame::open_with(dir, rules, table_bytes)?)
+    })
 }
 
 /// What a folder of tables opened under some rules gives, once per process.

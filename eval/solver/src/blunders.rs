@@ -2,7 +2,7 @@
 //! (a win or a draw given up), with its phase, so that a lost draw against the perfect
 //! player points at the kind of decision to train rather than only at the result.
 
-use kvarn_game::{Color, Game, Move, Outcome, Phase, Position};
+use kvarn_game::{Color, Game, Move, Outcome, Phase, Position, Rules};
 use serde::{Serialize, Serializer};
 
 use crate::judge::WholeGame;
@@ -13,17 +13,47 @@ use crate::solver::Solver;
 pub trait ExactOutcome {
     /// The outcome of `pos` for the player to move.
     fn outcome(&self, pos: &Position) -> Option<Outcome>;
+
+    /// Whether `mv` keeps at least `floor` for the player to move in `pos`: where values
+    /// come from a search, one side of a value costs far less than the value.
+    fn keeps(&self, pos: &Position, mv: Move, floor: Outcome) -> Option<bool>;
+}
+
+/// The outcome of `mv` for the player who makes it, from the outcome of where it leads.
+fn move_outcome(
+    exact: &dyn ExactOutcome,
+    rules: &Rules,
+    pos: &Position,
+    mv: Move,
+) -> Option<Outcome> {
+    let mut next = *pos;
+    next.play_unchecked(rules, mv);
+    let v = exact.outcome(&next)?;
+    Some(if next.side_to_move() == pos.side_to_move() {
+        v
+    } else {
+        v.negate()
+    })
 }
 
 impl ExactOutcome for Solver {
     fn outcome(&self, pos: &Position) -> Option<Outcome> {
         self.value(pos).map(|v| v.outcome())
     }
+
+    fn keeps(&self, pos: &Position, mv: Move, floor: Outcome) -> Option<bool> {
+        let v = move_outcome(self, self.rules(), pos, mv)?;
+        Some(v.score() >= floor.score())
+    }
 }
 
 impl ExactOutcome for WholeGame {
     fn outcome(&self, pos: &Position) -> Option<Outcome> {
         Some(self.value(pos))
+    }
+
+    fn keeps(&self, pos: &Position, mv: Move, floor: Outcome) -> Option<bool> {
+        self.move_keeps_by(pos, mv, floor, None).ok()
     }
 }
 
@@ -55,6 +85,10 @@ fn in_notation<S: Serializer>(mv: &Move, s: S) -> Result<S::Ok, S::Error> {
 /// it has a worse exact value for `side` than the position before it; `None` when every
 /// decision of `side` kept its value or a position is outside the solver's tables from
 /// there on (Nine's middle game without its whole tables), since nothing can be said of it.
+///
+/// The value is walked along the game: the start's, then whether each decision keeps it
+/// (a null-window search early in Nine's placing, where exact values cost minutes), and
+/// an exact value only after a decision that did not.
 pub fn first_blunder(
     exact: &dyn ExactOutcome,
     start: &Game,
@@ -63,31 +97,31 @@ pub fn first_blunder(
 ) -> Option<Blunder> {
     let rules = *start.rules();
     let mut game = start.clone();
+    let mut value = exact.outcome(game.position())?;
     for (decision, mv) in moves.into_iter().enumerate() {
         let pos = *game.position();
-        if pos.side_to_move() == side {
-            let before = exact.outcome(&pos)?;
-            let mut next = pos;
-            next.play_unchecked(&rules, mv);
-            let after = exact.outcome(&next)?;
-            let after = if next.side_to_move() == side {
-                after
-            } else {
-                after.negate()
-            };
-            // Outcomes order from Win to Loss.
-            if after > before {
+        let after = if exact.keeps(&pos, mv, value)? {
+            value
+        } else {
+            let after = move_outcome(exact, &rules, &pos, mv)?;
+            if pos.side_to_move() == side {
                 return Some(Blunder {
                     decision,
                     phase: Phase::of(&rules, &pos),
                     position: pos.to_position_string(&rules),
                     chosen: mv,
-                    before,
+                    before: value,
                     after,
                 });
             }
-        }
+            after
+        };
         game.play(mv).ok()?;
+        value = if game.position().side_to_move() == pos.side_to_move() {
+            after
+        } else {
+            after.negate()
+        };
     }
     None
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use kvarn_game::{Color, Move, Position, Rules, Status};
+use kvarn_game::{Move, Position, Rules, Status};
 
 use crate::db::{self, DbError};
 use crate::placing::{DEFAULT_TABLE_BYTES, OutOfTime, PlacingSearch};
@@ -94,6 +94,67 @@ impl WholeGame {
         self.placing.value_by(pos, deadline)
     }
 
+    /// Whether `mv` keeps at least `floor` for the player to move in `pos`, if proved
+    /// before `deadline`: one null-window search of where it leads (a lookup in the
+    /// moving phase), which is how a perfect player picks among good moves early in
+    /// placing, where exact values of every move cost minutes.
+    ///
+    /// # Errors
+    /// [`OutOfTime`] when the deadline passed first.
+    pub fn move_keeps_by(
+        &self,
+        pos: &Position,
+        mv: Move,
+        floor: Outcome,
+        deadline: Option<Instant>,
+    ) -> Result<bool, OutOfTime> {
+        let mut next = *pos;
+        next.play_unchecked(&self.rules, mv);
+        if next.side_to_move() == pos.side_to_move() {
+            return self.placing.at_least_by(&next, floor, deadline);
+        }
+        // At least `floor` for us is at most its opposite for the opponent: the
+        // opponent's value does not reach one step above it.
+        let above = match floor.negate() {
+            Outcome::Loss => Outcome::Draw,
+            Outcome::Draw => Outcome::Win,
+            Outcome::Win => return Ok(true),
+        };
+        Ok(!self.placing.at_least_by(&next, above, deadline)?)
+    }
+
+    /// The value, for the player to move, of the position that `moves` lead to from
+    /// `start`, walked along them: the start's value, then whether each move keeps it (a
+    /// null-window search), a second test only where a win was given up. Early in placing
+    /// this costs a fraction of the position's exact value, since the table already holds
+    /// most of each step from the moves before; the start's own value is searched once.
+    pub fn value_along(&self, start: &Position, moves: impl IntoIterator<Item = Move>) -> Outcome {
+        let keeps = |pos: &Position, mv, floor| {
+            self.move_keeps_by(pos, mv, floor, None)
+                .unwrap_or_else(|_| unreachable!("a search without a deadline runs to its end"))
+        };
+        let mut pos = *start;
+        let mut value = self.value(start);
+        for mv in moves {
+            let after = if keeps(&pos, mv, value) {
+                value
+            } else if value == Outcome::Win && keeps(&pos, mv, Outcome::Draw) {
+                Outcome::Draw
+            } else {
+                Outcome::Loss
+            };
+            let mut next = pos;
+            next.play_unchecked(&self.rules, mv);
+            value = if next.side_to_move() == pos.side_to_move() {
+                after
+            } else {
+                after.negate()
+            };
+            pos = next;
+        }
+        value
+    }
+
     /// Positions the placing search has visited so far (table hits included).
     pub fn positions_searched(&self) -> u64 {
         self.placing.nodes()
@@ -139,7 +200,7 @@ impl WholeGame {
     /// # Errors
     /// A unit's file cannot be read for its turns.
     pub fn move_values(&self, pos: &Position) -> Result<Vec<MoveValue>, DbError> {
-        let moving = pos.in_hand(Color::White) + pos.in_hand(Color::Black) == 0;
+        let moving = pos.men_in_hand() == 0;
         let mut out = Vec::new();
         for (mv, value, next) in self.move_outcomes(pos) {
             let same = next.side_to_move() == pos.side_to_move();

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use kvarn_game::{Bitboard, Color, Move, Outcome, Position, Rules, Status};
+use kvarn_game::{Move, Outcome, Position, Rules, Status};
 
 use crate::proof_table::{Bound, ProofTable};
 use crate::wdl::WdlSolver;
@@ -24,8 +24,6 @@ pub struct PlacingSearch {
     rules: Rules,
     tables: Arc<WdlSolver>,
     known: ProofTable,
-    /// The mills through each point, for move ordering.
-    lines: Vec<Vec<Bitboard>>,
     nodes: AtomicU64,
 }
 
@@ -45,23 +43,10 @@ impl PlacingSearch {
     /// A search over `tables`, which must hold every unit of the moving phase the rules
     /// can reach, with a transposition table of about `table_bytes`.
     pub fn new(tables: Arc<WdlSolver>, table_bytes: usize) -> PlacingSearch {
-        let rules = *tables.rules();
-        let board = rules.board();
-        let lines = (0..32)
-            .map(|i| {
-                board
-                    .mills()
-                    .iter()
-                    .copied()
-                    .filter(|m| m.bits() >> i & 1 == 1)
-                    .collect()
-            })
-            .collect();
         PlacingSearch {
-            rules,
+            rules: *tables.rules(),
             tables,
             known: ProofTable::with_bytes(table_bytes),
-            lines,
             nodes: AtomicU64::new(0),
         }
     }
@@ -96,6 +81,32 @@ impl PlacingSearch {
             -1 => Outcome::Loss,
             _ => Outcome::Draw,
         })
+    }
+
+    /// Whether the value of `pos` for the player to move is at least `floor`, if proved
+    /// before `deadline`: a null-window search, much cheaper than the exact value where
+    /// only one side of it matters (does a move keep the draw?).
+    ///
+    /// # Errors
+    /// [`OutOfTime`] when the deadline passed first; what was proved is kept.
+    pub fn at_least_by(
+        &self,
+        pos: &Position,
+        floor: Outcome,
+        deadline: Option<Instant>,
+    ) -> Result<bool, OutOfTime> {
+        let floor = floor.score();
+        if floor == -1 {
+            return Ok(true);
+        }
+        let mut walk = Walk {
+            deadline,
+            nodes: 0,
+            history: [[0; 32]; 2],
+        };
+        let v = self.search(&mut walk, pos, floor - 1, floor);
+        self.nodes.fetch_add(walk.nodes, Ordering::Relaxed);
+        Ok(v? >= floor)
     }
 
     /// Positions searched so far by every call (table hits included).
@@ -172,7 +183,7 @@ impl PlacingSearch {
         if let Status::Win { winner, .. } = pos.status(&self.rules, 1) {
             return Some(if winner == pos.side_to_move() { 1 } else { -1 });
         }
-        let in_hand = pos.in_hand(Color::White) + pos.in_hand(Color::Black);
+        let in_hand = pos.men_in_hand();
         if in_hand > 0 || pos.pending_removal() {
             return None;
         }
@@ -209,7 +220,7 @@ impl PlacingSearch {
         let (own, theirs) = (pos.men(us), pos.men(us.opposite()));
         let sq = target(m);
         let mut score = 0;
-        for &line in &self.lines[sq.index()] {
+        for line in self.rules.board().mills_through(sq) {
             let mine = (line.bits() & own.bits()).count_ones();
             let other = (line.bits() & theirs.bits()).count_ones();
             score += match (m, mine, other) {
@@ -236,6 +247,6 @@ fn target(m: Move) -> kvarn_game::Square {
 /// Men still to place, both sides: how much of the search lies below a position, so
 /// that cut-offs high in the tree count for more in the history.
 fn moves_left(pos: &Position) -> u32 {
-    let n = pos.in_hand(Color::White) + pos.in_hand(Color::Black);
+    let n = pos.men_in_hand();
     u32::from(n) * u32::from(n)
 }

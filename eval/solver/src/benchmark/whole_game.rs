@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
-use kvarn_game::{Color, Outcome, Phase, Position, Rules, Status};
+use kvarn_game::{Outcome, Phase, Position, Rules, Status};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
@@ -47,7 +47,8 @@ pub struct WholeGameSet {
 }
 
 /// Draws a whole-game set from `judge`, reproducibly from the seed where no limit leaves
-/// positions out; `progress(done, total)` follows the placing searches.
+/// positions out, never a position whose canonical key ([`Position::canonical_key`]) is in
+/// `excluded`; `progress(done, total)` follows the placing searches.
 ///
 /// # Errors
 /// [`SolverError::BenchmarkSet`] when a position's value from the tables is not the best
@@ -55,11 +56,15 @@ pub struct WholeGameSet {
 pub fn sample_whole_game(
     judge: &WholeGame,
     spec: &WholeGameSpec,
+    excluded: &HashSet<u64>,
     progress: impl Fn(usize, usize) + Sync,
 ) -> Result<WholeGameSet, SolverError> {
     let rules = *judge.rules();
     let mut rng = Pcg64Mcg::seed_from_u64(spec.seed);
-    let mut seen = HashSet::new();
+    let mut seen = Seen {
+        drawn: HashSet::new(),
+        excluded,
+    };
     let placing = placing_candidates(&rules, spec, &mut rng, &mut seen);
     let done = std::sync::atomic::AtomicUsize::new(0);
     let valued: Vec<Option<BenchPosition>> = placing
@@ -90,9 +95,23 @@ pub fn sample_whole_game(
     })
 }
 
+/// The positions drawn so far (keys up to symmetry) and those never to draw.
+struct Seen<'a> {
+    drawn: HashSet<u64>,
+    excluded: &'a HashSet<u64>,
+}
+
+impl Seen<'_> {
+    /// Whether `pos` is new and not excluded, noting it drawn if so.
+    fn take(&mut self, rules: &Rules, pos: &Position) -> bool {
+        !self.excluded.contains(&pos.canonical_key(rules))
+            && self.drawn.insert(pos.canonical(rules).0.key())
+    }
+}
+
 /// Men placed so far, both sides.
 pub fn men_placed(rules: &Rules, pos: &Position) -> u8 {
-    2 * rules.men() - pos.in_hand(Color::White) - pos.in_hand(Color::Black)
+    2 * rules.men() - pos.men_in_hand()
 }
 
 /// `spec.placing` distinct positions with men in hand (up to symmetry), from uniformly
@@ -102,7 +121,7 @@ fn placing_candidates(
     rules: &Rules,
     spec: &WholeGameSpec,
     rng: &mut Pcg64Mcg,
-    seen: &mut HashSet<u64>,
+    seen: &mut Seen<'_>,
 ) -> Vec<Position> {
     let n = spec.placing;
     let mut out = Vec::with_capacity(n);
@@ -114,7 +133,7 @@ fn placing_candidates(
         let Some(pos) = random_game_until(rules, placed, rng) else {
             continue;
         };
-        if seen.insert(pos.canonical(rules).0.key()) {
+        if seen.take(rules, &pos) {
             out.push(pos);
         }
     }
@@ -146,13 +165,10 @@ fn moving_positions(
     judge: &WholeGame,
     spec: &WholeGameSpec,
     rng: &mut Pcg64Mcg,
-    seen: &mut HashSet<u64>,
+    seen: &mut Seen<'_>,
 ) -> Result<Vec<BenchPosition>, SolverError> {
     let rules = *judge.rules();
-    let men = rules.men();
-    let units: Vec<Unit> = (3..=men)
-        .flat_map(|white| (3..=men).map(move |black| Unit { white, black }))
-        .collect();
+    let units = moving_units(&rules);
     let n = spec.moving;
     let per_kind = n.div_ceil(6).max(1);
     let mut kinds: BTreeMap<(Phase, Outcome), Vec<BenchPosition>> = BTreeMap::new();
@@ -172,7 +188,7 @@ fn moving_positions(
         let Some((pos, value)) = draw_moving(judge, &units, rng) else {
             continue;
         };
-        if !seen.insert(pos.canonical(&rules).0.key()) {
+        if !seen.take(&rules, &pos) {
             continue;
         }
         let phase = Phase::of(&rules, &pos);
@@ -203,9 +219,17 @@ fn moving_positions(
     Ok(kinds.into_values().flatten().collect())
 }
 
+/// Every unit of the moving phase: 3 to the rules' men a side.
+pub(super) fn moving_units(rules: &Rules) -> Vec<Unit> {
+    let men = rules.men();
+    (3..=men)
+        .flat_map(|white| (3..=men).map(move |black| Unit { white, black }))
+        .collect()
+}
+
 /// A position of the moving phase drawn from the tables (a unit uniformly, then an index),
 /// with its value; `None` for an index that is no position or a finished game.
-fn draw_moving(
+pub(super) fn draw_moving(
     judge: &WholeGame,
     units: &[Unit],
     rng: &mut Pcg64Mcg,
@@ -220,7 +244,7 @@ fn draw_moving(
 }
 
 /// The benchmark row of `pos` from every move's value: the position's value is the best.
-fn row_of(
+pub(super) fn row_of(
     rules: &Rules,
     pos: &Position,
     moves: &[(kvarn_game::Move, Outcome, Position)],
