@@ -36,6 +36,8 @@ enum Command {
     Probe(commands::probe::ProbeArgs),
     /// Sample benchmark positions with exact values from the solver's databases.
     BenchSet(commands::bench_set::BenchSetArgs),
+    /// A bank of exact training samples of the whole game, away from the benchmark sets.
+    SampleBank(commands::sample_bank::SampleBankArgs),
     /// Score agents.
     #[command(subcommand)]
     Eval(EvalCommand),
@@ -98,6 +100,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Solve(args) => commands::solve::run(&args),
         Command::Probe(args) => commands::probe::run(&args),
         Command::BenchSet(args) => commands::bench_set::run(&args),
+        Command::SampleBank(args) => commands::sample_bank::run(&args),
         Command::Eval(EvalCommand::Solver(args)) => commands::eval_solver::run(&args),
         Command::Eval(EvalCommand::Targets(args)) => commands::targets::run(&args),
         Command::Model(cmd) => commands::model::run(&cmd),

@@ -181,7 +181,10 @@ fn sample_whole_game(args: &BenchSetArgs, rules: Rules) -> anyhow::Result<Vec<Be
         )
         .expect("a valid template"),
     );
-    let set = sample_whole_game(&judge, &spec, |done, _| bar.set_position(done as u64))?;
+    let none = std::collections::HashSet::new();
+    let set = sample_whole_game(&judge, &spec, &none, |done, _| {
+        bar.set_position(done as u64)
+    })?;
     bar.finish_and_clear();
     outln!(
         "{} positions valued in {:.1} s; the placing search visited {} positions",

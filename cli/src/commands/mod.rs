@@ -13,6 +13,7 @@ pub mod moves;
 pub mod perft;
 pub mod play;
 pub mod probe;
+pub mod sample_bank;
 pub mod selfplay;
 pub mod solve;
 pub mod targets;

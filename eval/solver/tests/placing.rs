@@ -49,6 +49,15 @@ fn agrees_with_the_whole_solution(variant: Variant, samples: usize) {
             "{variant}: {}",
             pos.to_position_string(&rules)
         );
+        // The null-window search agrees with the exact value on both of its sides.
+        for floor in [Outcome::Draw, Outcome::Win] {
+            assert_eq!(
+                search.at_least_by(&pos, floor, None),
+                Ok(expected.score() >= floor.score()),
+                "{variant}: {} at least {floor:?}",
+                pos.to_position_string(&rules)
+            );
+        }
         compared += 1;
     }
 }
@@ -82,7 +91,7 @@ fn a_whole_game_set_holds_every_moves_value_of_the_whole_solution() {
         seed: 7,
         limit: None,
     };
-    let set = sample_whole_game(&judge, &spec, |_, _| {}).unwrap();
+    let set = sample_whole_game(&judge, &spec, &Default::default(), |_, _| {}).unwrap();
     assert!(set.out_of_time.is_empty());
     assert_eq!(set.positions.len(), 600);
     let placing = set
@@ -111,8 +120,128 @@ fn a_whole_game_set_holds_every_moves_value_of_the_whole_solution() {
                 b.preserving.contains(&m.to_string()),
                 wdl(v.unwrap()) == b.value
             );
+            for floor in [Outcome::Loss, Outcome::Draw, Outcome::Win] {
+                assert_eq!(
+                    judge.move_keeps_by(&pos, m, floor, None),
+                    Ok(wdl(v.unwrap()).score() >= floor.score()),
+                    "{} {m} keeps {floor:?}",
+                    b.position
+                );
+            }
         }
         critical += usize::from(b.critical());
     }
     assert!(critical > 100, "{critical} critical positions");
+}
+
+/// A bank of exact samples drawn over Six's win/draw/loss tables: every row's value and
+/// value-keeping moves are the whole solution's, removals of the moving phase are there,
+/// no excluded position is drawn, and the file reads back whole or is refused when
+/// damaged.
+#[test]
+fn a_sample_bank_holds_the_whole_solutions_values_and_refuses_damage() {
+    use kvarn_solver::benchmark::bank::{BankSpec, check_bank, draw_bank, read_bank, write_bank};
+    use kvarn_solver::benchmark::whole_game::WholeGameSpec;
+    let variant = Variant::Six;
+    let rules = Rules::new(variant);
+    let whole = Solver::solve_whole_game(variant, |_, _| {});
+    let dir = tempfile::tempdir().unwrap();
+    kvarn_solver::db::solve_wdl_into(dir.path(), rules, rules.men(), |_, _, _, _| {}).unwrap();
+    let judge = kvarn_solver::judge::WholeGame::open(dir.path(), rules).unwrap();
+    let spec = BankSpec {
+        whole: WholeGameSpec {
+            placing: 150,
+            moving: 150,
+            min_placed: 0,
+            min_critical: 0,
+            seed: 9,
+            limit: None,
+        },
+        removals: 60,
+    };
+    let none = Default::default();
+    let (_, first) = draw_bank(&judge, &spec, &none, |_, _| {}).unwrap();
+    // Leave out a third of what was drawn: none of it, nor its twins, comes back.
+    let excluded: std::collections::HashSet<u64> = first
+        .iter()
+        .step_by(3)
+        .map(|b| b.game(&rules).unwrap().position().canonical_key(&rules))
+        .collect();
+    let (header, rows) = draw_bank(&judge, &spec, &excluded, |_, _| {}).unwrap();
+    assert_eq!(header.positions as usize, rows.len());
+    assert_eq!(header.by_phase.values().sum::<u64>() as usize, rows.len());
+    check_bank(&header, &rows, &excluded).unwrap();
+    let mut moving_removals = 0;
+    for b in &rows {
+        let pos = Position::from_position_string(&rules, &b.position).unwrap();
+        assert!(
+            !excluded.contains(&pos.canonical_key(&rules)),
+            "{}",
+            b.position
+        );
+        let value = wdl(whole.value(&pos).unwrap());
+        assert_eq!(value, b.value, "{}", b.position);
+        let keeping: Vec<String> = whole
+            .move_values(&pos)
+            .into_iter()
+            .filter(|(_, v)| wdl(v.unwrap()) == value)
+            .map(|(m, _)| m.to_string())
+            .collect();
+        assert_eq!(keeping, b.preserving, "{}", b.position);
+        assert!(b.move_values.is_empty(), "a bank keeps no move values");
+        moving_removals += usize::from(pos.pending_removal() && pos.men_in_hand() == 0);
+    }
+    assert_eq!(moving_removals, 60);
+    let file = dir.path().join("six.kvbank");
+    write_bank(&file, &header, &rows).unwrap();
+    assert_eq!(read_bank(&file).unwrap(), (header.clone(), rows.clone()));
+    // A damaged copy is refused with its name and what is wrong, never read in part.
+    let mut bytes = std::fs::read(&file).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x20;
+    std::fs::write(&file, &bytes).unwrap();
+    let err = read_bank(&file).unwrap_err().to_string();
+    assert!(
+        err.contains("six.kvbank") && err.contains("damaged"),
+        "{err}"
+    );
+    // A bank that holds an excluded position fails its check.
+    let key = rows[0]
+        .game(&rules)
+        .unwrap()
+        .position()
+        .canonical_key(&rules);
+    let err = check_bank(&header, &rows, &[key].into_iter().collect()).unwrap_err();
+    assert!(err.to_string().contains("committed benchmark"), "{err}");
+}
+
+/// The value walked along a game (the start's, then each move's null-window test) is the
+/// exact value at every step of random games of Six, placing and moving alike.
+#[test]
+fn values_walked_along_random_games_are_the_exact_values() {
+    let variant = Variant::Six;
+    let rules = Rules::new(variant);
+    let whole = Solver::solve_whole_game(variant, |_, _| {});
+    let dir = tempfile::tempdir().unwrap();
+    kvarn_solver::db::solve_wdl_into(dir.path(), rules, rules.men(), |_, _, _, _| {}).unwrap();
+    let judge = kvarn_solver::judge::WholeGame::open(dir.path(), rules).unwrap();
+    let mut rng = Pcg64Mcg::seed_from_u64(63);
+    let mut steps = 0;
+    for _ in 0..30 {
+        let mut game = kvarn_game::Game::new(rules);
+        while !game.status().is_over() && game.ply() < 40 {
+            let moves = game.legal_moves();
+            game.play(moves[rng.random_range(0..moves.len())]).unwrap();
+            let walked = judge.value_along(game.start_position(), game.moves());
+            let exact = wdl(whole.value(game.position()).unwrap());
+            assert_eq!(
+                walked,
+                exact,
+                "{}",
+                game.position().to_position_string(&rules)
+            );
+            steps += 1;
+        }
+    }
+    assert!(steps > 300, "{steps} steps");
 }

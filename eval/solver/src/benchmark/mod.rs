@@ -17,6 +17,7 @@ use crate::value::Value;
 use kvarn_game::Outcome;
 use kvarn_storage::{parse_jsonl, write_jsonl};
 
+pub mod bank;
 pub mod whole_game;
 
 /// Format name of a benchmark file.

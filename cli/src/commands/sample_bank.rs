@@ -1,0 +1,160 @@
+//! `kvarn sample-bank`: a bank of exact training samples of the whole game, drawn over the
+//! moving phase's win/draw/loss tables and the placing search, away from the committed
+//! benchmark sets; or, given `--check`, a bank read back and summed up without tables.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use kvarn_solver::benchmark::bank::{self, BankHeader, BankSpec};
+use kvarn_solver::benchmark::whole_game::{WholeGameSpec, men_placed};
+use kvarn_solver::benchmark::{BenchPosition, committed_keys};
+
+use crate::rules_args::RulesArgs;
+
+/// Arguments of `kvarn sample-bank`.
+#[derive(Args, Debug)]
+pub struct SampleBankArgs {
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Folder of the win/draw/loss tables of the whole moving phase (`kvarn solve --wdl`).
+    #[arg(long, required_unless_present = "check")]
+    db: Option<PathBuf>,
+    /// The bank file to write.
+    #[arg(long, required_unless_present = "check")]
+    out: Option<PathBuf>,
+    /// Read this bank, check every row against its position and the committed sets, and
+    /// print what it holds; no tables needed.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["db", "out"])]
+    check: Option<PathBuf>,
+    /// Positions with men in hand, from random games, every count of men placed alike.
+    #[arg(long, default_value_t = 10_000)]
+    placing: usize,
+    /// Positions of the moving and flying phases, every unit alike, outcomes balanced.
+    #[arg(long, default_value_t = 500_000)]
+    moving: usize,
+    /// Positions of the moving phase with a removal pending.
+    #[arg(long, default_value_t = 100_000)]
+    removals: usize,
+    /// Men placed at least in the positions with men in hand.
+    #[arg(long, default_value_t = 1)]
+    placing_from: u8,
+    /// Seconds the placing search may take for one position's moves; a position not
+    /// proved in time is left out and counted in the header (0: no limit).
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    placing_limit: f64,
+    /// Seed of the draws.
+    #[arg(long, default_value_t = 63)]
+    seed: u64,
+}
+
+/// Runs `kvarn sample-bank`.
+pub fn run(args: &SampleBankArgs) -> anyhow::Result<()> {
+    if let Some(path) = &args.check {
+        let (header, rows) = bank::read_bank(path)?;
+        let excluded = committed_keys(&header.rules)?;
+        bank::check_bank(&header, &rows, &excluded)?;
+        outln!(
+            "{}: {} positions of {}, every row agreeing with its position, none a \
+             committed benchmark position",
+            path.display(),
+            rows.len(),
+            header.rules
+        );
+        summary(&header, &rows);
+        return Ok(());
+    }
+    let (Some(db), Some(out)) = (&args.db, &args.out) else {
+        anyhow::bail!("give --db and --out, or --check FILE");
+    };
+    draw(args, db, out)
+}
+
+/// Draws the bank into `out` and reads it back.
+fn draw(args: &SampleBankArgs, db: &std::path::Path, out: &std::path::Path) -> anyhow::Result<()> {
+    let rules = args.rules.rules()?;
+    anyhow::ensure!(
+        args.placing_limit.is_finite() && args.placing_limit >= 0.0,
+        "--placing-limit must be a number of seconds, 0 or more (got {})",
+        args.placing_limit
+    );
+    let _lock = kvarn_storage::claim_folder(&folder_of(out))?;
+    let judge = kvarn_solver::judge::WholeGame::open(db, rules)?;
+    let spec = BankSpec {
+        whole: WholeGameSpec {
+            placing: args.placing,
+            moving: args.moving,
+            min_critical: 0,
+            min_placed: args.placing_from,
+            seed: args.seed,
+            limit: (args.placing_limit > 0.0).then(|| Duration::from_secs_f64(args.placing_limit)),
+        },
+        removals: args.removals,
+    };
+    let excluded = committed_keys(&rules)?;
+    let started = Instant::now();
+    let bar = indicatif::ProgressBar::new(args.placing as u64).with_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} placing positions valued {elapsed} (eta {eta})",
+        )
+        .expect("a valid template"),
+    );
+    let (header, rows) = bank::draw_bank(&judge, &spec, &excluded, |done, _| {
+        bar.set_position(done as u64)
+    })?;
+    bar.finish_and_clear();
+    let drawn = started.elapsed().as_secs_f64();
+    bank::write_bank(out, &header, &rows)?;
+    let (header, rows) = bank::read_bank(out)?;
+    bank::check_bank(&header, &rows, &excluded)?;
+    outln!(
+        "{} positions drawn in {drawn:.1} s (the placing search visited {}), written to {} \
+         ({} bytes) and read back",
+        rows.len(),
+        judge.positions_searched(),
+        out.display(),
+        std::fs::metadata(out)?.len()
+    );
+    summary(&header, &rows);
+    Ok(())
+}
+
+/// Positions by phase and stage (men placed while placing, men on the board after) and
+/// by value, and those left out of time.
+fn summary(header: &BankHeader, rows: &[BenchPosition]) {
+    let rules = header.rules;
+    let mut by: BTreeMap<(String, u8), [u64; 3]> = BTreeMap::new();
+    for row in rows {
+        let Ok(game) = row.game(&rules) else { continue };
+        let pos = game.position();
+        let stage = if pos.men_in_hand() > 0 {
+            ("placed".to_string(), men_placed(&rules, pos))
+        } else {
+            let men = pos.men(kvarn_game::Color::White).count()
+                + pos.men(kvarn_game::Color::Black).count();
+            (format!("{} men", row.phase.name()), men as u8)
+        };
+        let v = &mut by.entry(stage).or_default();
+        v[(1 - row.value.score()) as usize] += 1;
+    }
+    outln!("stage            positions      won    drawn     lost");
+    for ((what, n), [w, d, l]) in by {
+        outln!(
+            "{:<16} {:>9} {w:>8} {d:>8} {l:>8}",
+            format!("{what} {n}"),
+            w + d + l
+        );
+    }
+    for (placed, n) in &header.out_of_time {
+        outln!("left out: {n} positions with {placed} men placed, not proved within the limit");
+    }
+}
+
+/// The folder a file is written into (`.` for a bare name).
+fn folder_of(p: &std::path::Path) -> PathBuf {
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
