@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use kvarn_arena::agent::{AgentFactory, AgentSpec, load_solver, load_whole_game};
+use kvarn_arena::agent::{AgentFactory, AgentSpec, load_solver, load_whole_game_with};
 use kvarn_arena::benchmark::{self as scoring, PhaseScore};
-use kvarn_arena::matches::{GameRecord, MatchConfig, MatchReport, run_from_positions};
+use kvarn_arena::elo::Tally;
+use kvarn_arena::matches::{GameRecord, MatchConfig, MatchReport, run_from_positions, run_match};
 use kvarn_game::Outcome;
-use kvarn_game::{Game, Move, Rules};
+use kvarn_game::{Color, Game, Move, Rules};
 use kvarn_solver::benchmark;
 use kvarn_solver::blunders::{self, Blunder};
 
@@ -46,6 +47,20 @@ pub struct EvalSolverArgs {
     /// it did not keep. Needs `--db`.
     #[arg(long, default_value_t = 0, requires = "db")]
     games_from: usize,
+    /// Which starts `--games-from` plays from: `draw`, `win` or both.
+    #[arg(long, value_delimiter = ',', default_value = "draw,win", value_parser = start_value)]
+    games_values: Vec<Outcome>,
+    /// Also play this many games against the perfect player from the start position,
+    /// colours alternating (the agent White in the first), the perfect player drawing
+    /// among its moves that keep the value: how many the agent loses, and where it first
+    /// threw the value away. Needs `--db`.
+    #[arg(long, default_value_t = 0, requires = "db")]
+    games_from_start: usize,
+    /// MiB of the placing search's transposition table for the games (win/draw/loss
+    /// tables): games from the start reach the first placements, whose proofs need
+    /// gigabytes.
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    hash: usize,
     /// The databases of the perfect player (`kvarn solve`), for `--games-from`.
     #[arg(long)]
     db: Option<PathBuf>,
@@ -78,6 +93,8 @@ struct ThrownAwayHeader<'a> {
 /// did not keep, and where it first threw the value away.
 #[derive(serde::Serialize)]
 struct ThrownAway {
+    /// Where the game began: `critical position` (of the set) or `start position`.
+    from: &'static str,
     /// The exact value of the game's start for the agent: a draw to hold, a win to win.
     start: Outcome,
     /// The game's number among those from positions of that value.
@@ -169,9 +186,10 @@ impl Estimates {
 
 /// Runs `kvarn eval solver`.
 pub fn run(args: &EvalSolverArgs) -> anyhow::Result<()> {
-    if args.thrown_away.is_some() && args.games_from == 0 {
+    if args.thrown_away.is_some() && args.games_from + args.games_from_start == 0 {
         anyhow::bail!(
-            "--thrown-away lists where games from positions were lost: give --games-from N too"
+            "--thrown-away lists where games from positions were lost: give --games-from N \
+             or --games-from-start N too"
         );
     }
     let (rules, set) = eval_set(args)?;
@@ -214,10 +232,21 @@ pub fn run(args: &EvalSolverArgs) -> anyhow::Result<()> {
         &misnamed,
         "positions whose value was misnamed",
     )?;
-    if let Some(db) = args.db.as_ref().filter(|_| args.games_from > 0) {
-        games_from_positions(args, &rules, &set, factory.as_ref(), db)?;
+    if let Some(db) = &args.db
+        && args.games_from + args.games_from_start > 0
+    {
+        games_against_perfect(args, &rules, &set, factory.as_ref(), db)?;
     }
     Ok(())
+}
+
+/// A start value for `--games-values`: `draw` or `win`.
+fn start_value(s: &str) -> Result<Outcome, String> {
+    match s {
+        "draw" => Ok(Outcome::Draw),
+        "win" => Ok(Outcome::Win),
+        other => Err(format!("`{other}`: expected draw or win")),
+    }
 }
 
 /// The score table of `kvarn eval solver`: one row for all positions, one per phase.
@@ -312,9 +341,9 @@ fn write_answers(
     Ok(())
 }
 
-/// `--games-from`: the agent against the perfect player from drawn and from won critical
-/// positions of the set.
-fn games_from_positions(
+/// `--games-from` and `--games-from-start`: the agent against the perfect player from
+/// drawn and from won critical positions of the set, and from the start position.
+fn games_against_perfect(
     args: &EvalSolverArgs,
     rules: &Rules,
     set: &[benchmark::BenchPosition],
@@ -331,15 +360,19 @@ fn games_from_positions(
         seed: args.seed,
         opening_plies: 0,
     };
-    // The perfect player's values (loaded once and shared), to find where games went.
+    // The perfect player's values (loaded once and shared with the perfect players), to
+    // find where games went.
     let exact: Arc<dyn blunders::ExactOutcome + Send + Sync> =
         if kvarn_solver::db::has_wdl(db, rules) {
-            load_whole_game(db, *rules)?
+            load_whole_game_with(db, *rules, args.hash << 20)?
         } else {
             load_solver(db, *rules)?
         };
     let mut thrown_away = Vec::new();
-    for (value, aim) in [(Outcome::Draw, "held"), (Outcome::Win, "won")] {
+    let from_positions = [(Outcome::Draw, "held"), (Outcome::Win, "won")]
+        .into_iter()
+        .filter(|(v, _)| args.games_from > 0 && args.games_values.contains(v));
+    for (value, aim) in from_positions {
         let starts = benchmark::critical_starts(rules, set, value, args.games_from)?;
         let report = run_from_positions(&cfg, &starts, agent, &perfect, |_| {})?;
         let blunders = first_blunders(exact.as_ref(), &starts, &report.records, value)?;
@@ -348,15 +381,23 @@ fn games_from_positions(
             outln!("  {}", blunder_summary(blunders.iter().map(|b| &b.1)));
         }
         thrown_away.extend(blunders.into_iter().map(|(game, blunder)| ThrownAway {
+            from: "critical position",
             start: value,
             game,
             blunder,
         }));
     }
+    if args.games_from_start > 0 {
+        let cfg = MatchConfig {
+            games: args.games_from_start,
+            ..cfg
+        };
+        thrown_away.extend(games_from_start(&cfg, agent, &perfect, exact.as_ref())?);
+    }
     if let Some(path) = &args.thrown_away {
         let header = ThrownAwayHeader {
             format: "kvarn-thrown-away",
-            version: 1,
+            version: 2,
             rules: *rules,
             agent: &args.agent,
         };
@@ -369,6 +410,89 @@ fn games_from_positions(
         );
     }
     Ok(())
+}
+
+/// `--games-from-start`: `cfg.games` games from the start position against the perfect
+/// player, colours alternating; prints what the agent kept and returns where it first
+/// threw the value away in the games it did not keep.
+fn games_from_start(
+    cfg: &MatchConfig,
+    agent: &dyn AgentFactory,
+    perfect: &AgentSpec,
+    exact: &dyn blunders::ExactOutcome,
+) -> anyhow::Result<Vec<ThrownAway>> {
+    let started = std::time::Instant::now();
+    let report = run_match(cfg, agent, perfect, |r| {
+        tracing::info!(game = r.game, white = %r.white, result = %r.result, reason = %r.reason,
+            decisions = r.moves.len(), "game from the start played");
+    })?;
+    let start = Game::new(cfg.rules);
+    // Proved once by the perfect player's first move as White; kept in its table since.
+    let value = exact
+        .outcome(start.position())
+        .context("the start position is outside the perfect player's tables")?;
+    let name = agent.name();
+    let mut by_colour = [Tally::default(); 2];
+    let mut thrown = Vec::new();
+    for r in &report.records {
+        let side = if r.white == name {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let own = if side == Color::White {
+            value
+        } else {
+            value.negate()
+        };
+        by_colour[side.index()].record(match r.winner() {
+            None => 0,
+            Some(w) if w == side => 1,
+            Some(_) => -1,
+        });
+        if r.kept(side, own) {
+            continue;
+        }
+        let moves = r
+            .moves
+            .iter()
+            .map(|m| m.parse::<Move>())
+            .collect::<Result<Vec<_>, _>>()
+            .with_context(|| format!("reading the moves of game {}", r.game))?;
+        if let Some(blunder) = blunders::first_blunder(exact, &start, moves, side) {
+            thrown.push(ThrownAway {
+                from: "start position",
+                start: own,
+                game: r.game,
+                blunder,
+            });
+        }
+    }
+    let t = report.tally;
+    outln!(
+        "from the start position ({value:?} for White) against the perfect player: {} games, \
+         {}-{}-{} W-D-L (as White {}, as Black {}) in {:.0} s{}",
+        report.records.len(),
+        t.wins,
+        t.draws,
+        t.losses,
+        wdl(&by_colour[0]),
+        wdl(&by_colour[1]),
+        started.elapsed().as_secs_f64(),
+        match report.failures.first() {
+            None => String::new(),
+            Some(first) => format!(", {} games failed: {first}", report.failures.len()),
+        }
+    );
+    if !thrown.is_empty() {
+        outln!("  {}", blunder_summary(thrown.iter().map(|b| &b.blunder)));
+    }
+    Ok(thrown)
+}
+
+/// A tally as `W-D-L`.
+fn wdl(t: &Tally) -> String {
+    format!("{}-{}-{}", t.wins, t.draws, t.losses)
 }
 
 /// What the agent kept of the games from `starts` positions of `value`.
