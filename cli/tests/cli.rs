@@ -885,3 +885,64 @@ fn a_resume_refuses_the_options_of_a_new_run() {
         );
     }
 }
+
+/// `--games-from-start`: over Six's win/draw/loss tables, the perfect player against
+/// itself from the start holds every game, colours alternating; a random player loses,
+/// and each game it lost has one row in `--thrown-away`, from the start position, at a
+/// decision that made its value worse.
+#[test]
+fn games_from_the_start_against_the_perfect_player_count_losses_and_where_they_began() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("six");
+    let d = db.to_str().unwrap();
+    let (ok, _, err) = kvarn(&["solve", "--variant", "six", "--wdl", "--out", d]);
+    assert!(ok, "{err}");
+    let games = |agent: &str, extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "solver",
+            "--variant",
+            "six",
+            "--agent",
+            agent,
+            "--games-from-start",
+            "4",
+            "--db",
+            d,
+        ];
+        args.extend(extra);
+        kvarn(&args)
+    };
+    let (ok, out, err) = games(&format!("perfect:db={d}"), &[]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("from the start position (Draw for White) against the perfect player: 4 games, 0-4-0 W-D-L (as White 0-2-0, as Black 0-2-0)"),
+        "{out}"
+    );
+    let file = dir.path().join("thrown.jsonl");
+    let f = file.to_str().unwrap();
+    let (ok, out, err) = games("random", &["--thrown-away", f]);
+    assert!(ok, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("from the start position"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let lost: usize = line
+        .split(" W-D-L")
+        .next()
+        .and_then(|l| l.rsplit('-').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(lost > 0, "{line}");
+    let rows: Vec<serde_json::Value> = json_lines(&file)
+        .into_iter()
+        .filter(|r| r.get("chosen").is_some())
+        .collect();
+    assert_eq!(rows.len(), lost, "{out}");
+    let rank = |v: &serde_json::Value| ["win", "draw", "loss"].iter().position(|o| v == o);
+    for r in &rows {
+        assert_eq!(r["from"], "start position", "{r}");
+        assert_eq!(r["start"], "draw", "{r}");
+        assert!(rank(&r["after"]) > rank(&r["before"]), "{r}");
+    }
+}
