@@ -610,7 +610,10 @@ fn a_random_players_lost_games_are_listed(dir: &std::path::Path, d: &str, set: &
     ];
     let (ok, _, err) = kvarn(&args);
     assert!(!ok);
-    assert!(err.contains("give --games-from N too"), "{err}");
+    assert!(
+        err.contains("give --games-from N or --games-from-start N too"),
+        "{err}"
+    );
     let (ok, out, err) = kvarn(&[&args[..], &["--games-from", "6", "--db", d]].concat());
     assert!(ok, "{err}");
     let counted: usize = out

@@ -125,3 +125,31 @@ fn outside_paths_are_told_from_relative_and_system_ones() {
     assert_eq!(outside_path("/usr/bin/chromium"), None);
     assert_eq!(outside_path(&format!("$HOME{}", "/.cache")), None);
 }
+
+/// The committed bank of exact samples of Nine (`kvarn sample-bank`) reads whole; every
+/// row agrees with its position, none is a position of a committed benchmark set or its
+/// twin, and every phase and every count of men placed from 5 on is taught.
+#[test]
+fn the_committed_sample_bank_reads_and_keeps_clear_of_the_benchmark_sets() {
+    use kvarn_solver::benchmark::bank::{check_bank, read_bank};
+    use kvarn_solver::benchmark::whole_game::men_placed;
+    let path = paths::workspace().join("docs/results/nine-solve/sample-bank.kvbank");
+    let (header, rows) = read_bank(&path).unwrap();
+    let rules = header.rules;
+    let excluded = kvarn_solver::benchmark::committed_keys(&rules).unwrap();
+    check_bank(&header, &rows, &excluded).unwrap();
+    for phase in ["placing", "moving", "flying", "removal"] {
+        let n = header.by_phase.get(phase).copied().unwrap_or(0);
+        assert!(n >= 1000, "{n} positions of the {phase} phase");
+    }
+    let mut placed = [0usize; 18];
+    for row in &rows {
+        let game = row.game(&rules).unwrap();
+        if game.position().men_in_hand() > 0 {
+            placed[usize::from(men_placed(&rules, game.position()))] += 1;
+        }
+    }
+    for (n, &count) in placed.iter().enumerate().skip(5) {
+        assert!(count >= 900, "{count} positions with {n} men placed");
+    }
+}
