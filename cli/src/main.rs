@@ -67,6 +67,9 @@ enum EvalCommand {
     /// A run's value targets against the exact values: how often each part of them (the
     /// search's, the game's outcome) names a self-play sample's value, by phase.
     Targets(commands::targets::EvalTargetsArgs),
+    /// Whether an agent wins won positions of Nine's moving phase (within the no-capture
+    /// limit), against the perfect player and the baseline: the perfect player must.
+    Convert(commands::convert::EvalConvertArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -103,6 +106,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::SampleBank(args) => commands::sample_bank::run(&args),
         Command::Eval(EvalCommand::Solver(args)) => commands::eval_solver::run(&args),
         Command::Eval(EvalCommand::Targets(args)) => commands::targets::run(&args),
+        Command::Eval(EvalCommand::Convert(args)) => commands::convert::run(&args),
         Command::Model(cmd) => commands::model::run(&cmd),
         Command::Train(args) => commands::train::run(&args),
         Command::Ladder(args) => commands::ladder::run(&args),

@@ -949,3 +949,61 @@ fn games_from_the_start_against_the_perfect_player_count_losses_and_where_they_b
         assert!(rank(&r["after"]) > rank(&r["before"]), "{r}");
     }
 }
+
+/// `kvarn eval convert`: over Six's win/draw/loss tables the perfect player wins every won
+/// position drawn (within the no-capture limit) against itself and the baseline, a random
+/// player does not and the command fails saying so; a folder without such tables is
+/// refused by name.
+#[test]
+fn the_perfect_player_converts_every_won_position_and_a_random_player_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("six");
+    let d = db.to_str().unwrap();
+    let (ok, _, err) = kvarn(&["solve", "--variant", "six", "--wdl", "--out", d]);
+    assert!(ok, "{err}");
+    let convert = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "convert",
+            "--variant",
+            "six",
+            "--db",
+            d,
+            "--positions",
+            "100",
+        ];
+        args.extend(extra);
+        kvarn(&args)
+    };
+    let (ok, out, err) = convert(&[]);
+    assert!(ok, "{err}");
+    assert!(out.contains("100 won positions of Six"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "against perfect:db={d}: won 100 of 100 (100-0-0 W-D-L)"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("against alphabeta:depth=3: won 100 of 100 (100-0-0 W-D-L)"),
+        "{out}"
+    );
+    let (ok, out, err) = convert(&["--agent", "random", "--opponent", "alphabeta:depth=2"]);
+    assert!(!ok, "{out}");
+    assert!(
+        err.contains("games from won positions were not won"),
+        "{err}"
+    );
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let (ok, _, err) = kvarn(&[
+        "eval",
+        "convert",
+        "--variant",
+        "six",
+        "--db",
+        empty.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("holds no win/draw/loss tables"), "{err}");
+}

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod bench_set;
 pub mod config;
+pub mod convert;
 pub mod engine;
 pub mod eval_solver;
 pub mod export;

@@ -16,8 +16,13 @@ use crate::placing::{DEFAULT_TABLE_BYTES, OutOfTime, PlacingSearch};
 use crate::wdl::{Unit, WdlSolver};
 use kvarn_game::Outcome;
 
-/// Units whose turns to the next removal are kept in memory at once.
-const TURNS_KEPT: usize = 4;
+/// Units whose turns to the next removal are kept in memory at once (the least recently
+/// used is given up): a won game of Nine walks down a chain of about a dozen units, and
+/// the largest unit's turns take a gigabyte.
+const TURNS_KEPT: usize = 8;
+
+/// A unit's turns to the next removal, and when they were last used.
+type KeptTurns = (Arc<Vec<u8>>, u64);
 
 /// A move's exact value for the player who makes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,7 +43,10 @@ pub struct WholeGame {
     dir: PathBuf,
     tables: Arc<WdlSolver>,
     placing: PlacingSearch,
-    turns: Mutex<HashMap<Unit, Arc<Vec<u8>>>>,
+    /// Turns to the next removal of the units read so far, with when each was last used.
+    turns: Mutex<HashMap<Unit, KeptTurns>>,
+    /// Uses of the turns so far, the clock of [`WholeGame::turns`]'s recency.
+    uses: std::sync::atomic::AtomicU64,
 }
 
 impl WholeGame {
@@ -63,6 +71,7 @@ impl WholeGame {
             placing: PlacingSearch::new(Arc::clone(&tables), table_bytes),
             tables,
             turns: Mutex::new(HashMap::new()),
+            uses: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -214,8 +223,13 @@ impl WholeGame {
         Ok(out)
     }
 
-    /// Turns to the next removal of a position of the moving phase (0 for a finished game).
-    fn turns_of(&self, pos: &Position) -> Result<u32, DbError> {
+    /// Turns to the next removal of a position of the moving phase, for the side that
+    /// wins it with perfect play (0 for a finished game; a drawn position's count means
+    /// nothing).
+    ///
+    /// # Errors
+    /// The unit's file cannot be read for its turns.
+    pub fn turns_of(&self, pos: &Position) -> Result<u32, DbError> {
         if matches!(pos.status(&self.rules, 1), Status::Win { .. }) {
             return Ok(0);
         }
@@ -224,10 +238,13 @@ impl WholeGame {
         Ok(u32::from(self.unit_turns(unit)?[i]))
     }
 
-    /// A unit's turns to the next removal, read from its file on first use.
+    /// A unit's turns to the next removal, read from its file on first use (outside the
+    /// lock, so that other units' lookups go on meanwhile).
     fn unit_turns(&self, unit: Unit) -> Result<Arc<Vec<u8>>, DbError> {
-        let mut kept = self.turns.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(t) = kept.get(&unit) {
+        let now = self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let lock = || self.turns.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((t, used)) = lock().get_mut(&unit) {
+            *used = now;
             return Ok(Arc::clone(t));
         }
         let len = self.tables.size(unit);
@@ -236,11 +253,18 @@ impl WholeGame {
                 path: self.dir.join(db::wdl_file_name(&self.rules, unit)),
                 reason: "missing".into(),
             })?;
-        if kept.len() >= TURNS_KEPT {
-            kept.clear();
-        }
         let turns = Arc::new(table.to_removal);
-        kept.insert(unit, Arc::clone(&turns));
+        let mut kept = lock();
+        while kept.len() >= TURNS_KEPT {
+            let oldest = kept
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(u, _)| *u);
+            if let Some(u) = oldest {
+                kept.remove(&u);
+            }
+        }
+        kept.insert(unit, (Arc::clone(&turns), now));
         Ok(turns)
     }
 }

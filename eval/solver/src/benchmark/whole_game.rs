@@ -268,3 +268,50 @@ pub(super) fn row_of(
         move_values: moves.iter().map(|m| (m.0.to_string(), m.1)).collect(),
     }
 }
+
+/// `n` distinct won positions of the moving phase (up to symmetry), drawn from the tables
+/// every unit alike, whose turns to the next removal are at most `limit`: positions that a
+/// perfect player must win under a no-capture rule of that many turns. Returned sorted by
+/// unit, so that each unit's turns are read once and games played in that order share them.
+///
+/// # Errors
+/// A unit's file cannot be read for its turns.
+pub fn won_within(
+    judge: &WholeGame,
+    n: usize,
+    limit: u32,
+    seed: u64,
+) -> Result<Vec<Position>, crate::db::DbError> {
+    let rules = *judge.rules();
+    let units = moving_units(&rules);
+    let unit_of = |pos: &Position| {
+        let side = pos.side_to_move();
+        judge
+            .tables()
+            .locate(pos.men(side), pos.men(side.opposite()))
+            .0
+    };
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(n);
+    let mut tries = 0;
+    while out.len() < n && tries < 1000 * n + 1000 {
+        let mut batch = Vec::new();
+        while batch.len() < n - out.len() && tries < 1000 * n + 1000 {
+            tries += 1;
+            if let Some((pos, Outcome::Win)) = draw_moving(judge, &units, &mut rng)
+                && seen.insert(pos.canonical(&rules).0.key())
+            {
+                batch.push(pos);
+            }
+        }
+        batch.sort_by_key(|p| std::cmp::Reverse(unit_of(p)));
+        for pos in batch {
+            if judge.turns_of(&pos)? <= limit {
+                out.push(pos);
+            }
+        }
+    }
+    out.sort_by_key(|p| std::cmp::Reverse(unit_of(p)));
+    Ok(out)
+}
