@@ -16,10 +16,11 @@ use crate::placing::{DEFAULT_TABLE_BYTES, OutOfTime, PlacingSearch};
 use crate::wdl::{Unit, WdlSolver};
 use kvarn_game::Outcome;
 
-/// Units whose turns to the next removal are kept in memory at once (the least recently
-/// used is given up): a won game of Nine walks down a chain of about a dozen units, and
-/// the largest unit's turns take a gigabyte.
-const TURNS_KEPT: usize = 8;
+/// Bytes of turns to the next removal kept in memory at most, and at least: half the
+/// memory available when the tables are opened, within these bounds. All of Nine's turns
+/// take 8.9 GB; won games walk down chains of a dozen units, the largest a gigabyte, and
+/// games played side by side walk different chains, so a few units are not enough.
+const TURNS_BYTES: (u64, u64) = (1 << 30, 12 << 30);
 
 /// A unit's turns to the next removal, and when they were last used.
 type KeptTurns = (Arc<Vec<u8>>, u64);
@@ -45,8 +46,10 @@ pub struct WholeGame {
     placing: PlacingSearch,
     /// Turns to the next removal of the units read so far, with when each was last used.
     turns: Mutex<HashMap<Unit, KeptTurns>>,
-    /// Uses of the turns so far, the clock of [`WholeGame::turns`]'s recency.
+    /// Uses of the turns so far, the clock of [`WholeGame::turns_of`]'s recency.
     uses: std::sync::atomic::AtomicU64,
+    /// Bytes of turns kept at most ([`TURNS_BYTES`]).
+    turns_budget: u64,
 }
 
 impl WholeGame {
@@ -72,6 +75,9 @@ impl WholeGame {
             tables,
             turns: Mutex::new(HashMap::new()),
             uses: std::sync::atomic::AtomicU64::new(0),
+            turns_budget: kvarn_storage::machine::available_memory_mib()
+                .map_or(TURNS_BYTES.0, |mib| (mib << 20) / 2)
+                .clamp(TURNS_BYTES.0, TURNS_BYTES.1),
         })
     }
 
@@ -255,7 +261,10 @@ impl WholeGame {
             })?;
         let turns = Arc::new(table.to_removal);
         let mut kept = lock();
-        while kept.len() >= TURNS_KEPT {
+        let bytes = |kept: &HashMap<Unit, KeptTurns>| -> u64 {
+            kept.values().map(|(t, _)| t.len() as u64).sum()
+        };
+        while !kept.is_empty() && bytes(&kept) + turns.len() as u64 > self.turns_budget {
             let oldest = kept
                 .iter()
                 .min_by_key(|(_, (_, used))| *used)
