@@ -247,7 +247,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// The folder a file is written into (`.` for a bare name).
-fn folder_of(p: &Path) -> PathBuf {
+pub(crate) fn folder_of(p: &Path) -> PathBuf {
     match p.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),

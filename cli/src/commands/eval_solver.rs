@@ -453,12 +453,7 @@ fn games_from_start(
         if r.kept(side, own) {
             continue;
         }
-        let moves = r
-            .moves
-            .iter()
-            .map(|m| m.parse::<Move>())
-            .collect::<Result<Vec<_>, _>>()
-            .with_context(|| format!("reading the moves of game {}", r.game))?;
+        let moves = record_moves(r)?;
         if let Some(blunder) = blunders::first_blunder(exact, &start, moves, side) {
             thrown.push(ThrownAway {
                 from: "start position",
@@ -488,6 +483,15 @@ fn games_from_start(
         outln!("  {}", blunder_summary(thrown.iter().map(|b| &b.blunder)));
     }
     Ok(thrown)
+}
+
+/// The decisions of a game record, read from their notation.
+fn record_moves(r: &GameRecord) -> anyhow::Result<Vec<Move>> {
+    r.moves
+        .iter()
+        .map(|m| m.parse::<Move>())
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("reading the moves of game {}", r.game))
 }
 
 /// A tally as `W-D-L`.
@@ -531,12 +535,7 @@ fn first_blunders(
         if r.kept(start.position().side_to_move(), value) {
             continue;
         }
-        let moves = r
-            .moves
-            .iter()
-            .map(|m| m.parse::<Move>())
-            .collect::<Result<Vec<_>, _>>()
-            .with_context(|| format!("reading the moves of game {}", r.game))?;
+        let moves = record_moves(r)?;
         let side = start.position().side_to_move();
         if let Some(b) = blunders::first_blunder(exact, start, moves, side) {
             tracing::debug!(game = r.game, decision = b.decision, phase = b.phase.name(),

@@ -79,7 +79,7 @@ fn draw(args: &SampleBankArgs, db: &std::path::Path, out: &std::path::Path) -> a
         "--placing-limit must be a number of seconds, 0 or more (got {})",
         args.placing_limit
     );
-    let _lock = kvarn_storage::claim_folder(&folder_of(out))?;
+    let _lock = kvarn_storage::claim_folder(&super::bench_set::folder_of(out))?;
     let judge = kvarn_solver::judge::WholeGame::open(db, rules)?;
     let spec = BankSpec {
         whole: WholeGameSpec {
@@ -148,13 +148,5 @@ fn summary(header: &BankHeader, rows: &[BenchPosition]) {
     }
     for (placed, n) in &header.out_of_time {
         outln!("left out: {n} positions with {placed} men placed, not proved within the limit");
-    }
-}
-
-/// The folder a file is written into (`.` for a bare name).
-fn folder_of(p: &std::path::Path) -> PathBuf {
-    match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
     }
 }

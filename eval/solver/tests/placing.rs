@@ -62,6 +62,23 @@ fn agrees_with_the_whole_solution(variant: Variant, samples: usize) {
     }
 }
 
+/// Six solved whole (distance tables) and its moving phase as win/draw/loss tables in a
+/// temporary folder (kept alive by the returned handle), opened as a judge.
+fn six_solved_both_ways() -> (
+    Rules,
+    Solver,
+    tempfile::TempDir,
+    kvarn_solver::judge::WholeGame,
+) {
+    let variant = Variant::Six;
+    let rules = Rules::new(variant);
+    let whole = Solver::solve_whole_game(variant, |_, _| {});
+    let dir = tempfile::tempdir().unwrap();
+    kvarn_solver::db::solve_wdl_into(dir.path(), rules, rules.men(), |_, _, _, _| {}).unwrap();
+    let judge = kvarn_solver::judge::WholeGame::open(dir.path(), rules).unwrap();
+    (rules, whole, dir, judge)
+}
+
 #[test]
 fn five_mens_morris_placing_agrees_with_its_whole_solution() {
     agrees_with_the_whole_solution(Variant::Five, 10_000);
@@ -77,12 +94,7 @@ fn six_mens_morris_placing_agrees_with_its_whole_solution() {
 #[test]
 fn a_whole_game_set_holds_every_moves_value_of_the_whole_solution() {
     use kvarn_solver::benchmark::whole_game::{WholeGameSpec, sample_whole_game};
-    let variant = Variant::Six;
-    let rules = Rules::new(variant);
-    let whole = Solver::solve_whole_game(variant, |_, _| {});
-    let dir = tempfile::tempdir().unwrap();
-    kvarn_solver::db::solve_wdl_into(dir.path(), rules, rules.men(), |_, _, _, _| {}).unwrap();
-    let judge = kvarn_solver::judge::WholeGame::open(dir.path(), rules).unwrap();
+    let (rules, whole, _dir, judge) = six_solved_both_ways();
     let spec = WholeGameSpec {
         placing: 300,
         moving: 300,
@@ -142,12 +154,7 @@ fn a_whole_game_set_holds_every_moves_value_of_the_whole_solution() {
 fn a_sample_bank_holds_the_whole_solutions_values_and_refuses_damage() {
     use kvarn_solver::benchmark::bank::{BankSpec, check_bank, draw_bank, read_bank, write_bank};
     use kvarn_solver::benchmark::whole_game::WholeGameSpec;
-    let variant = Variant::Six;
-    let rules = Rules::new(variant);
-    let whole = Solver::solve_whole_game(variant, |_, _| {});
-    let dir = tempfile::tempdir().unwrap();
-    kvarn_solver::db::solve_wdl_into(dir.path(), rules, rules.men(), |_, _, _, _| {}).unwrap();
-    let judge = kvarn_solver::judge::WholeGame::open(dir.path(), rules).unwrap();
+    let (rules, whole, dir, judge) = six_solved_both_ways();
     let spec = BankSpec {
         whole: WholeGameSpec {
             placing: 150,
@@ -219,12 +226,7 @@ fn a_sample_bank_holds_the_whole_solutions_values_and_refuses_damage() {
 /// exact value at every step of random games of Six, placing and moving alike.
 #[test]
 fn values_walked_along_random_games_are_the_exact_values() {
-    let variant = Variant::Six;
-    let rules = Rules::new(variant);
-    let whole = Solver::solve_whole_game(variant, |_, _| {});
-    let dir = tempfile::tempdir().unwrap();
-    kvarn_solver::db::solve_wdl_into(dir.path(), rules, rules.men(), |_, _, _, _| {}).unwrap();
-    let judge = kvarn_solver::judge::WholeGame::open(dir.path(), rules).unwrap();
+    let (rules, whole, _dir, judge) = six_solved_both_ways();
     let mut rng = Pcg64Mcg::seed_from_u64(63);
     let mut steps = 0;
     for _ in 0..30 {
