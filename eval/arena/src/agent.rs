@@ -328,10 +328,7 @@ impl PerfectAgent {
         let mut moves = game.legal_moves().to_vec();
         self.ties.shuffle(&mut moves);
         for m in moves {
-            let keeps = judge
-                .move_keeps_by(pos, m, value, None)
-                .unwrap_or_else(|_| unreachable!("a search without a deadline runs to its end"));
-            if keeps {
+            if judge.move_keeps(pos, m, value) {
                 return Ok(m);
             }
         }

@@ -5,7 +5,7 @@
 use kvarn_game::{Color, Game, Move, Outcome, Phase, Position, Rules};
 use serde::{Serialize, Serializer};
 
-use crate::judge::WholeGame;
+use crate::judge::{WholeGame, back_to};
 use crate::solver::Solver;
 
 /// Exact values, whichever tables hold them: a position's outcome for the player to move,
@@ -28,12 +28,7 @@ fn move_outcome(
 ) -> Option<Outcome> {
     let mut next = *pos;
     next.play_unchecked(rules, mv);
-    let v = exact.outcome(&next)?;
-    Some(if next.side_to_move() == pos.side_to_move() {
-        v
-    } else {
-        v.negate()
-    })
+    Some(back_to(pos, &next, exact.outcome(&next)?))
 }
 
 impl ExactOutcome for Solver {
@@ -53,7 +48,7 @@ impl ExactOutcome for WholeGame {
     }
 
     fn keeps(&self, pos: &Position, mv: Move, floor: Outcome) -> Option<bool> {
-        self.move_keeps_by(pos, mv, floor, None).ok()
+        Some(self.move_keeps(pos, mv, floor))
     }
 }
 
@@ -117,11 +112,7 @@ pub fn first_blunder(
             after
         };
         game.play(mv).ok()?;
-        value = if game.position().side_to_move() == pos.side_to_move() {
-            after
-        } else {
-            after.negate()
-        };
+        value = back_to(&pos, game.position(), after);
     }
     None
 }

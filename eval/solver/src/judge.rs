@@ -25,6 +25,16 @@ const TURNS_BYTES: (u64, u64) = (1 << 30, 12 << 30);
 /// A unit's turns to the next removal, and when they were last used.
 type KeptTurns = (Arc<Vec<u8>>, u64);
 
+/// An outcome for the player to move in `next`, turned into one for the player to move
+/// in `pos`, the position before it: the same where a removal keeps the turn.
+pub(crate) fn back_to(pos: &Position, next: &Position, v: Outcome) -> Outcome {
+    if next.side_to_move() == pos.side_to_move() {
+        v
+    } else {
+        v.negate()
+    }
+}
+
 /// A move's exact value for the player who makes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveValue {
@@ -109,6 +119,14 @@ impl WholeGame {
         self.placing.value_by(pos, deadline)
     }
 
+    /// Whether `mv` keeps at least `floor` for the player to move in `pos`.
+    pub fn move_keeps(&self, pos: &Position, mv: Move, floor: Outcome) -> bool {
+        match self.move_keeps_by(pos, mv, floor, None) {
+            Ok(keeps) => keeps,
+            Err(OutOfTime) => unreachable!("a search without a deadline runs to its end"),
+        }
+    }
+
     /// Whether `mv` keeps at least `floor` for the player to move in `pos`, if proved
     /// before `deadline`: one null-window search of where it leads (a lookup in the
     /// moving phase), which is how a perfect player picks among good moves early in
@@ -144,27 +162,19 @@ impl WholeGame {
     /// this costs a fraction of the position's exact value, since the table already holds
     /// most of each step from the moves before; the start's own value is searched once.
     pub fn value_along(&self, start: &Position, moves: impl IntoIterator<Item = Move>) -> Outcome {
-        let keeps = |pos: &Position, mv, floor| {
-            self.move_keeps_by(pos, mv, floor, None)
-                .unwrap_or_else(|_| unreachable!("a search without a deadline runs to its end"))
-        };
         let mut pos = *start;
         let mut value = self.value(start);
         for mv in moves {
-            let after = if keeps(&pos, mv, value) {
+            let after = if self.move_keeps(&pos, mv, value) {
                 value
-            } else if value == Outcome::Win && keeps(&pos, mv, Outcome::Draw) {
+            } else if value == Outcome::Win && self.move_keeps(&pos, mv, Outcome::Draw) {
                 Outcome::Draw
             } else {
                 Outcome::Loss
             };
             let mut next = pos;
             next.play_unchecked(&self.rules, mv);
-            value = if next.side_to_move() == pos.side_to_move() {
-                after
-            } else {
-                after.negate()
-            };
+            value = back_to(&pos, &next, after);
             pos = next;
         }
         value
@@ -204,8 +214,7 @@ impl WholeGame {
                 let mut next = *pos;
                 next.play_unchecked(&self.rules, mv);
                 let v = self.value_by(&next, deadline)?;
-                let same = next.side_to_move() == pos.side_to_move();
-                Ok((mv, if same { v } else { v.negate() }, next))
+                Ok((mv, back_to(pos, &next, v), next))
             })
             .collect()
     }
