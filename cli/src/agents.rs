@@ -44,7 +44,7 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
         spec.name(&settings),
         &network,
         endgame,
-    )))
+    )?))
 }
 
 /// The databases a player's `db` names, opened for `rules`.

@@ -50,6 +50,10 @@ pub struct Provenance {
     /// The CPU kernel path it was trained on (`avx512`, `avx2`): training is bitwise
     /// reproducible only on the same path.
     pub kernels: Option<String>,
+    /// The precision of the network in the self-play that made its training games
+    /// (`f32`, `bf16`, `int8`; training itself is 32-bit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selfplay_precision: Option<String>,
     /// The search player its figures were measured with, as the player settings that
     /// differ from their defaults (`simulations=800,symmetries=16,...`): `net:` agents and
     /// the engine start from it, so that the model plays as its figures say.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use ndarray::{ArrayView2, ArrayViewMut2};
 
-use crate::cpu::CpuMlp;
+use crate::cpu::{CpuMlp, Precision, PrecisionError};
 use crate::network::{Model, Network, Outputs};
 
 /// How positions are evaluated.
@@ -28,16 +28,36 @@ pub enum InferencePath {
 }
 
 impl Inference {
-    /// Prepares `network` (parameters as they are now) for evaluation.
-    pub fn new(network: &Network, path: InferencePath) -> Inference {
+    /// Prepares `network` (parameters as they are now) for evaluation, in `precision`
+    /// (`None`: [`Precision::automatic`] on the CPU path, 32-bit on burn's).
+    ///
+    /// # Errors
+    /// A forced precision that this machine, or burn's path, cannot run.
+    pub fn new(
+        network: &Network,
+        path: InferencePath,
+        precision: Option<Precision>,
+    ) -> Result<Inference, PrecisionError> {
         let network = network.for_inference();
         match (&network.model, path) {
             (Model::Mlp(mlp), InferencePath::Fastest)
                 if *network.device() == burn::tensor::Device::flex() =>
             {
-                Inference::CpuMlp(Arc::new(CpuMlp::from_burn(mlp)), network)
+                let mlp = CpuMlp::from_burn(mlp).with_precision(Precision::resolve(precision)?)?;
+                Ok(Inference::CpuMlp(Arc::new(mlp), network))
             }
-            _ => Inference::Burn(network),
+            _ => match precision {
+                Some(p) if p != Precision::F32 => Err(PrecisionError::NotOnBurn(p)),
+                _ => Ok(Inference::Burn(network)),
+            },
+        }
+    }
+
+    /// The precision of its products.
+    pub fn precision(&self) -> Precision {
+        match self {
+            Inference::CpuMlp(mlp, _) => mlp.precision(),
+            Inference::Burn(_) => Precision::F32,
         }
     }
 
@@ -61,11 +81,11 @@ impl Inference {
         }
     }
 
-    /// A name for reports: `cpu-mlp` or `burn`.
-    pub fn path_name(&self) -> &'static str {
+    /// A name for reports: `cpu-mlp (f32)`, `cpu-mlp (bf16)`, ... or `burn`.
+    pub fn path_name(&self) -> String {
         match self {
-            Inference::CpuMlp(..) => "cpu-mlp (gemm)",
-            Inference::Burn(_) => "burn",
+            Inference::CpuMlp(mlp, _) => format!("cpu-mlp ({})", mlp.precision()),
+            Inference::Burn(_) => "burn".into(),
         }
     }
 

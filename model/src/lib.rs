@@ -24,6 +24,7 @@ pub mod network;
 pub mod widen;
 
 pub use config::{Dims, NetConfig};
+pub use cpu::{Precision, PrecisionError};
 pub use device::DeviceChoice;
 pub use file::{ModelFileError, ModelHeader, Provenance};
 pub use inference::{Inference, InferencePath};

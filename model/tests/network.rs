@@ -5,7 +5,9 @@ use burn::tensor::Device;
 use kvarn_game::{ActionSpace, Game, Rules, Variant, encoding};
 use kvarn_model::average::average;
 use kvarn_model::widen::widen;
-use kvarn_model::{Inference, InferencePath, NetConfig, Network, Provenance, file};
+use kvarn_model::{
+    Inference, InferencePath, NetConfig, Network, Precision, PrecisionError, Provenance, file,
+};
 use rand::{RngExt, SeedableRng};
 
 #[path = "../../testing/paths.rs"]
@@ -89,9 +91,9 @@ fn cpu_path_equals_burn() {
     for (variant, config) in [Variant::Nine, Variant::Five].into_iter().zip(mlps) {
         let rules = Rules::new(variant);
         let net = Network::new(rules, config, 0, &Device::flex()).unwrap();
-        let fast = Inference::new(&net, InferencePath::Fastest);
+        let fast = Inference::new(&net, InferencePath::Fastest, Some(Precision::F32)).unwrap();
         assert!(matches!(fast, Inference::CpuMlp(..)));
-        let slow = Inference::new(&net, InferencePath::Burn);
+        let slow = Inference::new(&net, InferencePath::Burn, None).unwrap();
         for batch in [1, 5, 100] {
             let (feats, _) = positions(&rules, batch, 2);
             let a = fast.evaluate(&feats, batch);
@@ -325,7 +327,9 @@ fn reference_outputs() -> Vec<f32> {
     let mlp = mlp.with_parameters(values.iter().map(|(w, b)| (&w[..], &b[..])));
     let net = net.with_model(kvarn_model::Model::Mlp(mlp));
     let (feats, _) = positions(&rules, 16, 9);
-    let out = Inference::new(&net, InferencePath::Fastest).evaluate(&feats, 16);
+    let out = Inference::new(&net, InferencePath::Fastest, Some(Precision::F32))
+        .unwrap()
+        .evaluate(&feats, 16);
     out.policy_logits.into_iter().chain(out.wdl).collect()
 }
 
@@ -524,4 +528,84 @@ fn only_an_mlp_widens_and_only_wider() {
         let e = widen(net, hidden, 0, &device).unwrap_err().to_string();
         assert!(e.contains("cannot widen") && e.contains(says), "{e}");
     }
+}
+
+/// The largest differences between two evaluations of the same positions: in the legal
+/// moves' probabilities and in the win/draw/loss probabilities.
+fn largest_differences(
+    a: &kvarn_model::Outputs,
+    b: &kvarn_model::Outputs,
+    mask: &[bool],
+    actions: usize,
+) -> (f32, f32) {
+    let probabilities = |o: &kvarn_model::Outputs| {
+        let mut all = vec![0.0; o.policy_logits.len()];
+        for ((logits, m), out) in o
+            .policy_logits
+            .chunks(actions)
+            .zip(mask.chunks(actions))
+            .zip(all.chunks_mut(actions))
+        {
+            let masked: Vec<f32> = logits
+                .iter()
+                .zip(m)
+                .map(|(l, &legal)| if legal { *l } else { f32::NEG_INFINITY })
+                .collect();
+            kvarn_model::masked_softmax(&masked, out);
+        }
+        all
+    };
+    let worst = |x: &[f32], y: &[f32]| {
+        x.iter()
+            .zip(y)
+            .map(|(p, q)| (p - q).abs())
+            .fold(0.0, f32::max)
+    };
+    (
+        worst(&probabilities(a), &probabilities(b)),
+        worst(&a.wdl, &b.wdl),
+    )
+}
+
+/// The shipped Nine player evaluated in bf16 and int8 stays close to its 32-bit outputs
+/// on positions of random games; where the machine lacks the AMX tiles, forcing either is
+/// refused with a reason.
+#[test]
+fn reduced_precision_stays_close_to_32_bit() {
+    let path = paths::workspace().join("models/nine.kvmodel");
+    let (net, _) = file::load(&path, &Device::flex()).unwrap();
+    let rules = Rules::new(Variant::Nine);
+    let actions = ActionSpace::new(&rules).len();
+    let batch = 500;
+    let (feats, mask) = positions(&rules, batch, 5);
+    let exact = Inference::new(&net, InferencePath::Fastest, Some(Precision::F32)).unwrap();
+    let want = exact.evaluate(&feats, batch);
+    for (precision, policy_bound, wdl_bound) in
+        [(Precision::Bf16, 0.05, 0.05), (Precision::Int8, 0.1, 0.1)]
+    {
+        let reduced = match Inference::new(&net, InferencePath::Fastest, Some(precision)) {
+            Ok(reduced) => reduced,
+            Err(e) => {
+                assert!(!precision.is_available());
+                assert_eq!(e, PrecisionError::Unavailable(precision));
+                eprintln!("{precision}: {e}");
+                continue;
+            }
+        };
+        assert_eq!(reduced.precision(), precision);
+        let got = reduced.evaluate(&feats, batch);
+        let (policy, wdl) = largest_differences(&want, &got, &mask, actions);
+        eprintln!(
+            "{precision}: largest difference {policy:.4} in move probabilities, {wdl:.4} in win/draw/loss"
+        );
+        assert!(
+            policy < policy_bound && wdl < wdl_bound,
+            "{precision}: {policy} {wdl}"
+        );
+    }
+    let refused = Inference::new(&net, InferencePath::Burn, Some(Precision::Int8));
+    assert!(matches!(
+        refused,
+        Err(PrecisionError::NotOnBurn(Precision::Int8))
+    ));
 }

@@ -400,6 +400,11 @@ pub struct SelfPlayConfig {
     pub backend: Backend,
     /// The Ray cluster, for `backend = "ray"`.
     pub ray: RayConfig,
+    /// The arithmetic of the network in self-play: "auto" (bf16 on CPUs with AMX tiles,
+    /// 32-bit elsewhere), or forced: "f32", "bf16" or "int8". Training stays 32-bit.
+    #[serde(with = "kvarn_model::cpu::precision_request")]
+    #[schemars(with = "String")]
+    pub precision: Option<kvarn_model::Precision>,
 }
 
 /// Where a training run's self-play games are played.
@@ -481,6 +486,7 @@ impl Default for SelfPlayConfig {
             endgame: EndgameUse::default(),
             backend: Backend::Local,
             ray: RayConfig::default(),
+            precision: None,
         }
     }
 }

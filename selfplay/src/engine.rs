@@ -123,7 +123,8 @@ impl EngineMaker for NetEngineMaker {
             file::load_for_rules(&self.model, &rules, &self.device).map_err(|e| e.to_string())?;
         let player = self
             .player
-            .player(self.name(), &network, self.endgame.clone());
+            .player(self.name(), &network, self.endgame.clone())
+            .map_err(|e| e.to_string())?;
         let seed = self.seed.unwrap_or_else(rand::random);
         Ok(Box::new(player.agent(rules, seed)))
     }

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use kvarn_engine::search::Limits;
 use kvarn_game::{Rules, SYMMETRY_COUNT};
-use kvarn_model::{Inference, InferencePath, Network};
+use kvarn_model::{Inference, InferencePath, Network, Precision};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::SearchPlayer;
@@ -59,6 +59,8 @@ pub struct PlayerSettings {
     pub hash_mib: usize,
     /// How the network is evaluated.
     pub inference: InferencePath,
+    /// The arithmetic of the network's products (`None`: the fastest this machine has).
+    pub precision: Option<Precision>,
     /// Endgame databases probed in the search.
     pub db: Option<PathBuf>,
     /// The most men a side of the databases probed (all there where `None`).
@@ -74,6 +76,7 @@ impl Default for PlayerSettings {
             symmetries: 1,
             hash_mib: DEFAULT_HASH_MIB,
             inference: InferencePath::Fastest,
+            precision: None,
             db: None,
             db_men: None,
         }
@@ -146,6 +149,7 @@ const ROOTS: &[&str] = &["puct", "gumbel"];
 const ROOT_VALUES: &[&str] = &["mean", "best"];
 const MOVE_CHOICES: &[&str] = &["visits", "lcb"];
 const INFERENCE: &[&str] = &["fast", "burn"];
+const PRECISIONS: &[&str] = &["auto", "f32", "bf16", "int8"];
 #[allow(clippy::cast_possible_truncation)]
 const MAX_SYMMETRIES: u64 = SYMMETRY_COUNT as u64;
 
@@ -298,6 +302,15 @@ pub static SETTINGS: &[Setting] = &[
             InferencePath::Fastest
         },
         |s| Some(INFERENCE[usize::from(s.inference == InferencePath::Burn)].into())
+    ),
+    setting!(
+        "precision",
+        Kind::Choice(PRECISIONS),
+        "",
+        "arithmetic of the network's products: auto (bf16 on CPUs with AMX tiles, 32-bit \
+         elsewhere), or forced: f32, bf16 or int8 (the last two need AMX)",
+        |s, Parsed::Word(w)| s.precision = Precision::parse_request(w).unwrap_or(None),
+        |s| Some(s.precision.map_or("auto", Precision::name).into())
     ),
     setting!(
         "db",
@@ -462,6 +475,19 @@ impl PlayerSettings {
         if self.db.is_none() && self.db_men.is_some() {
             return Err(PlayerError::Conflict("db_men needs db=DIR".into()));
         }
+        if let Some(precision) = self.precision {
+            if let Err(e) = Precision::resolve(Some(precision)) {
+                return Err(PlayerError::Value {
+                    name: "precision".into(),
+                    reason: e.to_string(),
+                });
+            }
+            if self.inference == InferencePath::Burn && precision != Precision::F32 {
+                return Err(PlayerError::Conflict(format!(
+                    "precision={precision} needs inference=fast: burn computes in 32-bit"
+                )));
+            }
+        }
         if let Some(reason) = kvarn_storage::machine::beyond_memory(self.hash_mib as u64) {
             return Err(PlayerError::Value {
                 name: "hash".into(),
@@ -530,20 +556,29 @@ impl PlayerSettings {
     /// The player of `network` with these settings, named `name`, probing `endgame` (the
     /// databases of `db`, opened by the caller, which knows where relative paths start).
     /// Its evaluations run on the calling thread: a match runs many games in parallel.
+    ///
+    /// # Errors
+    /// A forced precision that the network's path cannot run (a network on a GPU in bf16).
     pub fn player(
         &self,
         name: impl Into<String>,
         network: &Network,
         endgame: Option<Arc<Endgame>>,
-    ) -> SearchPlayer<SymmetryAveraged<Inference>> {
+    ) -> Result<SearchPlayer<SymmetryAveraged<Inference>>, PlayerError> {
+        let inference = Inference::new(network, self.inference, self.precision).map_err(|e| {
+            PlayerError::Value {
+                name: "precision".into(),
+                reason: e.to_string(),
+            }
+        })?;
         let inference = SymmetryAveraged::new(
-            Inference::new(network, self.inference).single_threaded(),
+            inference.single_threaded(),
             network.rules(),
             self.symmetries,
         );
-        SearchPlayer::new(name, self.search_config(), inference)
+        Ok(SearchPlayer::new(name, self.search_config(), inference)
             .with_limits(self.limits())
-            .with_endgame(endgame)
+            .with_endgame(endgame))
     }
 }
 

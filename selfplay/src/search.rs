@@ -13,6 +13,7 @@ use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Gamma};
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::config::{
     ForcedScope, LCB_MIN_VISIT_SHARE, MoveChoice, RootSearch, RootValue, SearchConfig,
@@ -140,6 +141,9 @@ pub struct GameSearch {
     edges: Vec<(u16, f32)>,
     entry: Vec<(u16, f32)>,
     scratch: Vec<f32>,
+    /// Time spent preparing leaves for the network (symmetry key, cache probe, encoding)
+    /// since [`GameSearch::take_leaf_time`] last took it.
+    leaf_time: Duration,
 }
 
 /// A certain draw as win/draw/loss.
@@ -186,6 +190,7 @@ impl GameSearch {
             edges: Vec::new(),
             entry: Vec::new(),
             scratch: Vec::new(),
+            leaf_time: Duration::ZERO,
         }
     }
 
@@ -209,6 +214,12 @@ impl GameSearch {
     /// by time goes on in such steps; Gumbel's halving plans for a fixed number).
     pub fn extend(&mut self, more: u32) {
         self.target = self.target.saturating_add(more);
+    }
+
+    /// The time spent preparing leaves for the network (the symmetry key, the cache
+    /// probe, the encoding) since the last call.
+    pub fn take_leaf_time(&mut self) -> Duration {
+        std::mem::take(&mut self.leaf_time)
     }
 
     /// Simulations made so far.
@@ -248,16 +259,19 @@ impl GameSearch {
                         break;
                     }
                     NodeState::Unexpanded => {
+                        let started = Instant::now();
                         let pos = *self.game.position();
                         let occurrences = self.game.occurrences();
                         let (key, sym, canonical) = cache_key(ctx, &pos, occurrences);
                         if let Some(hit) = cache.get(key) {
+                            self.leaf_time += started.elapsed();
                             let wdl = hit.wdl;
                             self.expand_cached(ctx, id, &hit, sym);
                             self.finish_simulation(wdl, node.side);
                             break;
                         }
                         encoding::encode_position(&ctx.rules, &canonical, occurrences, features);
+                        self.leaf_time += started.elapsed();
                         self.waiting = Some(Request { key, sym });
                         return Advance::NeedsEval;
                     }

@@ -98,6 +98,9 @@ pub struct SelfPlayStats {
     pub network_time: Duration,
     /// Thread time in all, summed over threads.
     pub thread_time: Duration,
+    /// Thread time preparing the search's leaves for the network (the symmetry key, the
+    /// cache probe, the encoding), summed over threads: part of the tree's time.
+    pub leaf_time: Duration,
     /// Network calls and positions evaluated.
     pub batches: u64,
     /// Positions evaluated by the network.
@@ -130,6 +133,11 @@ impl SelfPlayStats {
     pub fn network_share(&self) -> f64 {
         self.network_time.as_secs_f64() / self.thread_time.as_secs_f64().max(1e-9)
     }
+
+    /// The share of thread time spent preparing leaves for the network.
+    pub fn leaf_share(&self) -> f64 {
+        self.leaf_time.as_secs_f64() / self.thread_time.as_secs_f64().max(1e-9)
+    }
     /// Counts a finished game.
     fn record(&mut self, game: &PlayedGame) {
         self.games += 1;
@@ -153,6 +161,7 @@ impl SelfPlayStats {
         }
         self.plies += o.plies;
         self.network_time += o.network_time;
+        self.leaf_time += o.leaf_time;
         self.thread_time += o.thread_time;
         self.batches += o.batches;
         self.evaluations += o.evaluations;
@@ -546,10 +555,11 @@ impl<E: Evaluator> Worker<'_, E> {
             let row = self.waiting.len();
             let features = &mut self.features[row * input..(row + 1) * input];
             loop {
-                match s
+                let advance = s
                     .search
-                    .advance(self.ctx, &mut self.cache, &mut s.rng, features)
-                {
+                    .advance(self.ctx, &mut self.cache, &mut s.rng, features);
+                self.stats.leaf_time += s.search.take_leaf_time();
+                match advance {
                     Advance::NeedsEval => {
                         self.waiting.push(i);
                         break;

@@ -107,6 +107,12 @@ pub enum RunError {
     /// A self-play shard is unreadable.
     #[error(transparent)]
     Shard(#[from] ShardError),
+    /// The network cannot run in the precision asked for (`selfplay.precision`).
+    #[error("selfplay.precision: {0}")]
+    Precision(#[from] kvarn_model::PrecisionError),
+    /// The evaluation player cannot be built (its precision, on this machine).
+    #[error("evaluation player: {0}")]
+    Player(#[from] kvarn_selfplay::PlayerError),
     /// Self-play failed.
     #[error("self-play: {0}")]
     SelfPlay(#[from] SelfPlayError),

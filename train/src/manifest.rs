@@ -302,6 +302,10 @@ pub struct Compute {
     pub kernels: String,
     /// The training engine: `cpu-mlp` or `burn-autodiff`.
     pub trainer: String,
+    /// The precision of self-play's network: `f32`, `bf16` or `int8` (absent in runs
+    /// from before it was recorded, which were 32-bit).
+    #[serde(default)]
+    pub precision: Option<String>,
 }
 
 impl GenerationRecord {

@@ -346,6 +346,7 @@ impl<'a> Run<'a> {
         let current = self.trainer.network().for_inference();
         let provenance = Provenance {
             player: measured_player(config),
+            selfplay_precision: Some(selfplay_precision(config)),
             ..training::provenance(dir, g, self.trainer.step)
         };
         file::save(&current, &provenance, &dir.model(g))?;
@@ -377,6 +378,7 @@ impl<'a> Run<'a> {
             compute: Some(Compute {
                 kernels: kvarn_model::cpu::KernelPath::detected().name().to_string(),
                 trainer: self.trainer.engine_name().to_string(),
+                precision: Some(selfplay_precision(config)),
             }),
         }))
     }
@@ -554,6 +556,13 @@ fn log_generation(metrics: &mut Metrics, config: &RunConfig, r: &GenerationRecor
         }
     }
     metrics.flush();
+}
+
+/// The precision self-play's network ran at on this machine (the run stops before
+/// self-play where a forced one is unavailable, so this names what ran).
+fn selfplay_precision(config: &RunConfig) -> String {
+    kvarn_model::Precision::resolve(config.selfplay.precision)
+        .map_or_else(|e| format!("unavailable ({e})"), |p| p.name().to_string())
 }
 
 /// The player a generation's figures are measured with, as its model file records it: the

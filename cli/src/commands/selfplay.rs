@@ -35,7 +35,7 @@ pub struct SelfPlayArgs {
 }
 
 /// What plays and how: shared by `kvarn selfplay` and `kvarn bench selfplay`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct PlayArgs {
     /// Run configuration (TOML): rules, `[search]`, `[selfplay]`, and `[network]` when no
     /// model is given.
@@ -74,6 +74,10 @@ pub struct PlayArgs {
     /// Evaluate through burn even where the CPU MLP path applies.
     #[arg(long)]
     burn: bool,
+    /// Arithmetic of the network: auto, f32, bf16 or int8 (default: the configuration's
+    /// `selfplay.precision`).
+    #[arg(long)]
+    precision: Option<String>,
     /// Leave the endgame databases out even where the configuration's
     /// `[selfplay.endgame]` uses them (to measure what they change).
     #[arg(long)]
@@ -126,7 +130,11 @@ fn prepare(args: &PlayArgs, out: Option<PathBuf>) -> anyhow::Result<Prepared> {
     } else {
         InferencePath::Fastest
     };
-    let mut engine = Inference::new(&network, path);
+    if let Some(text) = &args.precision {
+        config.selfplay.precision = kvarn_model::Precision::parse_request(text)?;
+    }
+    let mut engine = Inference::new(&network, path, config.selfplay.precision)
+        .context("--precision, or the configuration's selfplay.precision")?;
     if config.selfplay.threads > 1 {
         // One evaluator per worker thread already uses every core.
         engine = engine.single_threaded();
@@ -171,7 +179,7 @@ fn endgame(config: &RunConfig) -> anyhow::Result<Option<Arc<Endgame>>> {
 }
 
 /// Plays the job with a progress bar.
-fn play(prepared: &Prepared) -> anyhow::Result<SelfPlayStats> {
+fn play_games(prepared: &Prepared) -> anyhow::Result<SelfPlayStats> {
     let bar = ProgressBar::new(prepared.job.games).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed_precise} eta {eta}")
             .expect("template"),
@@ -199,7 +207,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
     for old in existing.iter().filter(|p| written_here(p)) {
         std::fs::remove_file(old).with_context(|| format!("removing {}", old.display()))?;
     }
-    let stats = play(&prepared)?;
+    let stats = play_games(&prepared)?;
     print_stats(&stats, &prepared.engine);
     outln!("{} shards in {}", stats.shards.len(), args.out.display());
     if let Some(path) = &args.stats {
@@ -221,27 +229,106 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Arguments of `kvarn bench selfplay`.
+#[derive(Args, Debug)]
+pub struct BenchSelfPlayArgs {
+    #[command(flatten)]
+    play: PlayArgs,
+    /// Precisions compared back to back on the same games (e.g. `f32,bf16,int8`), the
+    /// first the reference of the ratios (default: --precision, or the configuration's).
+    #[arg(long, value_delimiter = ',', conflicts_with = "precision")]
+    precisions: Vec<String>,
+    /// Times each precision plays the games, in turns (f32, bf16, f32, bf16, ...), so
+    /// that a machine's drift falls on all of them alike.
+    #[arg(long, default_value_t = 1)]
+    rounds: u32,
+}
+
 /// `kvarn bench selfplay`: the games of `kvarn selfplay` without writing shards, and the
-/// figures that say where the time went.
-pub fn bench_selfplay(args: &PlayArgs) -> anyhow::Result<()> {
-    let prepared = prepare(args, None)?;
+/// figures that say where the time went, for each precision asked for.
+pub fn bench_selfplay(args: &BenchSelfPlayArgs) -> anyhow::Result<()> {
+    let mut runs: Vec<(String, Vec<SelfPlayStats>)> = Vec::new();
+    let precisions: Vec<Option<&str>> = if args.precisions.is_empty() {
+        vec![args.play.precision.as_deref()]
+    } else {
+        args.precisions.iter().map(|p| Some(p.as_str())).collect()
+    };
+    for round in 0..args.rounds.max(1) {
+        for (i, precision) in precisions.iter().enumerate() {
+            let play = PlayArgs {
+                precision: precision.map(str::to_string),
+                ..args.play.clone()
+            };
+            let prepared = prepare(&play, None)?;
+            if round == 0 {
+                print_job(&play, &prepared);
+                runs.push((prepared.engine.precision().to_string(), Vec::new()));
+            }
+            let stats = play_games(&prepared)?;
+            print_stats(&stats, &prepared.engine);
+            print_shares(&stats);
+            runs[i].1.push(stats);
+        }
+    }
+    if runs.len() > 1 || args.rounds > 1 {
+        print_comparison(&runs);
+    }
+    Ok(())
+}
+
+fn print_job(play: &PlayArgs, prepared: &Prepared) {
     let job = &prepared.job;
     outln!(
-        "bench selfplay, {}: {}, {} simulations, {} threads, {} games, kernels {}",
-        args.config.display(),
+        "bench selfplay, {}: {}, {} simulations, {} threads, {} games, kernels {}, precision {}",
+        play.config.display(),
         job.model,
         job.search.simulations,
         job.selfplay.threads,
         job.games,
-        kvarn_model::cpu::KernelPath::detected()
+        kvarn_model::cpu::KernelPath::detected(),
+        prepared.engine.precision()
     );
-    let stats = play(&prepared)?;
-    print_stats(&stats, &prepared.engine);
+}
+
+fn print_shares(stats: &SelfPlayStats) {
     outln!(
-        "tree work (all but the network): {:.0}% of thread time",
-        100.0 * (1.0 - stats.network_share())
+        "thread time: network {:.0}%, leaves (symmetry key, cache, encoding) {:.0}%, the rest \
+         of the tree {:.0}%",
+        100.0 * stats.network_share(),
+        100.0 * stats.leaf_share(),
+        100.0 * (1.0 - stats.network_share() - stats.leaf_share())
     );
-    Ok(())
+}
+
+/// A line per precision: positions per second over all its rounds, its ratio to the
+/// first's, and its shares of thread time.
+fn print_comparison(runs: &[(String, Vec<SelfPlayStats>)]) {
+    let total = |all: &[SelfPlayStats]| {
+        let secs =
+            |f: fn(&SelfPlayStats) -> Duration| all.iter().map(|s| f(s).as_secs_f64()).sum::<f64>();
+        let positions: u64 = all.iter().map(|s| s.positions).sum();
+        let thread = secs(|s| s.thread_time).max(1e-9);
+        (
+            positions as f64 / secs(|s| s.elapsed).max(1e-9),
+            secs(|s| s.network_time) / thread,
+            secs(|s| s.leaf_time) / thread,
+        )
+    };
+    let reference = total(&runs[0].1).0;
+    outln!(
+        "precision  positions/s  ratio  network  leaves  rest of tree  ({} rounds)",
+        runs[0].1.len()
+    );
+    for (precision, all) in runs {
+        let (rate, network, leaves) = total(all);
+        outln!(
+            "{precision:9}  {rate:11.0}  {:5.2}  {:6.0}%  {:5.0}%  {:11.0}%",
+            rate / reference,
+            100.0 * network,
+            100.0 * leaves,
+            100.0 * (1.0 - network - leaves)
+        );
+    }
 }
 
 fn print_stats(stats: &SelfPlayStats, engine: &Inference) {

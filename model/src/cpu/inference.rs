@@ -1,12 +1,17 @@
 //! Inference for the residual MLP on the CPU: the weights copied into `ndarray` matrices,
 //! bias, residual and ReLU fused into one pass after each product, and the batch split
 //! across threads by rows. This is what self-play and network players use for MLPs on
-//! the CPU; tests check it against burn's forward pass.
+//! the CPU; tests check it against burn's forward pass. In bf16 or int8 ([`Precision`])
+//! the products of the hidden layers and the policy head run on the AMX tiles; the stem
+//! (whose inputs are not ReLU outputs, and which is about 4% of the work) and the
+//! three-output value head stay 32-bit.
 
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
 
+use super::amx::{PackedWeights, TileType};
 use super::kernels::{self, Product};
+use super::precision::{Precision, PrecisionError};
 use crate::mlp::ResidualMlp;
 
 /// One dense layer: `out = in · w + b`, `w` stored `[in, out]`.
@@ -14,15 +19,36 @@ use crate::mlp::ResidualMlp;
 struct Dense {
     w: Array2<f32>,
     b: Vec<f32>,
+    /// The weights in the tiles' layout, where this layer runs in reduced precision.
+    packed: Option<PackedWeights>,
 }
 
 impl Dense {
     /// `out = input · w` for `rows` rows, on the calling thread; the bias is added by the
     /// fused pass that follows.
     fn product(&self, rows: usize, input: &[f32], out: &mut [f32]) {
+        if let Some(packed) = &self.packed {
+            return packed.product(rows, input, out);
+        }
         let (k, n) = self.w.dim();
         let w = self.w.as_slice().expect("row-major weights");
         Product::new(rows, n, k).run(input, w, out);
+    }
+
+    /// The same layer with its product in `precision` (which the caller checked is
+    /// available).
+    fn in_precision(&self, precision: Precision) -> Dense {
+        let (k, n) = self.w.dim();
+        let w = self.w.as_slice().expect("row-major weights");
+        let packed = match precision {
+            Precision::F32 => None,
+            Precision::Bf16 => Some(PackedWeights::new(w, k, n, TileType::Bf16)),
+            Precision::Int8 => Some(PackedWeights::new(w, k, n, TileType::Int8)),
+        };
+        Dense {
+            packed,
+            ..self.clone()
+        }
     }
 
     fn from_burn(layer: &burn::nn::Linear) -> Dense {
@@ -30,6 +56,7 @@ impl Dense {
         Dense {
             w: Array2::from_shape_vec((rows, cols), w).expect("weight shape"),
             b,
+            packed: None,
         }
     }
 }
@@ -41,6 +68,7 @@ pub struct CpuMlp {
     blocks: Vec<Dense>,
     policy: Dense,
     value: Dense,
+    precision: Precision,
     /// Rows per thread below which the batch is not split.
     pub min_rows_per_thread: usize,
 }
@@ -54,7 +82,7 @@ thread_local! {
 const DEFAULT_MIN_ROWS: usize = 32;
 
 impl CpuMlp {
-    /// Copies the weights of a burn MLP.
+    /// Copies the weights of a burn MLP, for 32-bit inference.
     pub fn from_burn(mlp: &ResidualMlp) -> CpuMlp {
         let layers = mlp.layers();
         let n = layers.len();
@@ -66,8 +94,35 @@ impl CpuMlp {
                 .collect(),
             policy: Dense::from_burn(layers[n - 2].1),
             value: Dense::from_burn(layers[n - 1].1),
+            precision: Precision::F32,
             min_rows_per_thread: DEFAULT_MIN_ROWS,
         }
+    }
+
+    /// The same network evaluated in `precision`: its hidden layers and policy head
+    /// packed for the AMX tiles, or back in 32-bit.
+    ///
+    /// # Errors
+    /// [`PrecisionError::Unavailable`] where this machine cannot run `precision`.
+    pub fn with_precision(&self, precision: Precision) -> Result<CpuMlp, PrecisionError> {
+        if !precision.is_available() {
+            return Err(PrecisionError::Unavailable(precision));
+        }
+        Ok(CpuMlp {
+            blocks: self
+                .blocks
+                .iter()
+                .map(|b| b.in_precision(precision))
+                .collect(),
+            policy: self.policy.in_precision(precision),
+            precision,
+            ..self.clone()
+        })
+    }
+
+    /// The precision of its products.
+    pub fn precision(&self) -> Precision {
+        self.precision
     }
 
     /// Input features.

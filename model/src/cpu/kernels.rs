@@ -67,14 +67,14 @@ fn current() -> KernelPath {
 /// where the CPU has it. The body must be plain loops over slices that the compiler
 /// vectorises.
 macro_rules! dispatched {
-    ($(#[$meta:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+    ($(#[$meta:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
         $(#[$meta])*
-        pub fn $name($($arg: $ty),*) {
+        pub fn $name($($arg: $ty),*) $(-> $ret)? {
             #[inline(always)]
-            fn portable($($arg: $ty),*) $body
+            fn portable($($arg: $ty),*) $(-> $ret)? $body
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-            fn avx512($($arg: $ty),*) {
+            fn avx512($($arg: $ty),*) $(-> $ret)? {
                 portable($($arg),*)
             }
             #[cfg(target_arch = "x86_64")]
@@ -439,5 +439,49 @@ mod tests {
         let path = KernelPath::detected();
         assert!(["avx512", "avx2", "portable"].contains(&path.name()));
         assert_eq!(path.to_string(), path.name());
+    }
+}
+
+/// The bf16 bit pattern nearest to `x` (ties to even).
+#[inline(always)]
+pub fn bf16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    ((b + 0x7fff + ((b >> 16) & 1)) >> 16) as u16
+}
+
+dispatched! {
+    /// `out[i] = bf16(x[i])`, rounded to nearest.
+    pub fn to_bf16(out: &mut [u16], x: &[f32]) {
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = bf16_bits(v);
+        }
+    }
+}
+
+dispatched! {
+    /// Quantizes a row of non-negative values (ReLU outputs) to `0..=255` so that its
+    /// largest value is 255; returns the scale (`x ≈ code · scale`; 0 for a row of zeros).
+    pub fn quantize_u8(out: &mut [u8], x: &[f32]) -> f32 {
+        let max = x.iter().fold(0f32, |m, &v| m.max(v));
+        if max <= 0.0 {
+            out.fill(0);
+            return 0.0;
+        }
+        let inverse = 255.0 / max;
+        for (o, &v) in out.iter_mut().zip(x) {
+            // `as` saturates: a negative value (none should come) becomes 0.
+            *o = (v * inverse + 0.5) as u8;
+        }
+        max / 255.0
+    }
+}
+
+dispatched! {
+    /// `row[j] = sums[j] · row_scale · column_scales[j]`: an int8 product's sums back in
+    /// the activations' units.
+    pub fn dequantize(row: &mut [f32], sums: &[i32], row_scale: f32, column_scales: &[f32]) {
+        for ((o, &s), &c) in row.iter_mut().zip(sums).zip(column_scales) {
+            *o = s as f32 * (row_scale * c);
+        }
     }
 }

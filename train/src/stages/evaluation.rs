@@ -119,7 +119,7 @@ pub fn player(
     network: &Network,
 ) -> Result<impl AgentFactory + use<>, RunError> {
     let settings = config.run.player(&config.search)?;
-    Ok(settings.player(name, network, None))
+    Ok(settings.player(name, network, None)?)
 }
 
 /// Plays every match and scores the benchmark set.

@@ -104,7 +104,8 @@ pub fn play(
         endgame: endgame.cloned(),
         branch_from: Arc::new(branch_pool(config, dir, g, endgame.map(Arc::as_ref))?),
     };
-    let engine = Inference::new(network, InferencePath::Fastest).single_threaded();
+    let engine = Inference::new(network, InferencePath::Fastest, config.selfplay.precision)?
+        .single_threaded();
     let (stats, _) = kvarn_selfplay::run(&job, &engine, progress)?;
     exact_samples(stage)?;
     Ok((stats, None))

@@ -153,6 +153,7 @@ pub fn provenance(dir: &RunDir, g: u32, step: u64) -> Provenance {
         steps: Some(step),
         note: None,
         kernels: Some(kvarn_model::cpu::KernelPath::detected().name().to_string()),
+        selfplay_precision: None,
         player: None,
     }
 }

@@ -32,6 +32,10 @@ pub struct InferArgs {
     /// Evaluate through burn even where the CPU MLP path applies.
     #[arg(long)]
     burn: bool,
+    /// Arithmetic of the products: auto, f32, bf16 or int8 (the last two on CPUs with
+    /// AMX tiles).
+    #[arg(long, default_value = "auto")]
+    precision: String,
 }
 
 /// Runs `kvarn bench infer`.
@@ -58,7 +62,8 @@ pub fn run(args: &InferArgs) -> anyhow::Result<()> {
     } else {
         kvarn_model::InferencePath::Fastest
     };
-    let engine = kvarn_model::Inference::new(&network, path);
+    let precision = kvarn_model::Precision::parse_request(&args.precision)?;
+    let engine = kvarn_model::Inference::new(&network, path, precision)?;
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
     outln!(
         "bench infer, {rules}, {} ({} -> {} policy + 3 value, {} parameters), device {}, path {}, threads {threads}, kernels {}",

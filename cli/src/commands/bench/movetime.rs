@@ -3,9 +3,6 @@
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use kvarn_game::{Game, Rules};
-use rand::{RngExt, SeedableRng};
-use rand_pcg::Pcg64Mcg;
 
 use crate::rules_args::RulesArgs;
 
@@ -28,25 +25,6 @@ pub struct MovetimeArgs {
     seed: u64,
 }
 
-/// Positions from seeded random games at every stage: each game is cut after a random
-/// number of plies, and kept while it is still going.
-fn varied_positions(rules: Rules, n: usize, seed: u64) -> Vec<Game> {
-    let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(n);
-    while out.len() < n {
-        let mut game = Game::new(rules);
-        let plies = rng.random_range(0..60);
-        while game.ply() < plies && !game.status().is_over() {
-            let moves = game.legal_moves();
-            game.play_unchecked(moves[rng.random_range(0..moves.len())]);
-        }
-        if !game.status().is_over() {
-            out.push(game);
-        }
-    }
-    out
-}
-
 /// Runs `kvarn bench movetime`.
 pub fn run(args: &MovetimeArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
@@ -62,7 +40,7 @@ pub fn run(args: &MovetimeArgs) -> anyhow::Result<()> {
     );
     let budget = Duration::from_millis(args.movetime);
     let mut over: Vec<f64> = Vec::with_capacity(args.positions);
-    for game in varied_positions(rules, args.positions, args.seed) {
+    for game in super::varied_positions(rules, args.positions, args.seed, 60) {
         let t = Instant::now();
         agent.choose(&game)?;
         over.push((t.elapsed().as_secs_f64() - budget.as_secs_f64()) * 1e3);
