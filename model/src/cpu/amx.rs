@@ -32,7 +32,9 @@ impl TileType {
     }
 }
 
-/// Rows and columns of output a kernel call computes: two by two tiles of 16 × 16.
+/// Columns of output a block computes: two tiles of 16. Rows go by two tiles of 16, then
+/// one, then one of the rows left (a tile may hold fewer than 16 rows), so that a small
+/// batch costs what its rows cost.
 const BLOCK: usize = 32;
 /// Bytes of a tile row.
 const TILE_ROW_BYTES: usize = 64;
@@ -156,14 +158,13 @@ impl PackedWeights {
         if rows == 0 {
             return;
         }
-        let m_pad = rows.next_multiple_of(BLOCK);
         SCRATCH.with_borrow_mut(|s| {
-            self.convert(rows, m_pad, input, s);
-            s.sums.resize(m_pad * self.n_pad, 0.0);
+            self.convert(rows, input, s);
+            s.sums.resize(rows * self.n_pad, 0.0);
             // SAFETY: `PackedWeights` exist only where `available()` (the CPU has AMX and
-            // the kernel allows it); `a` holds `m_pad × k_pad` elements and `sums`
-            // `m_pad × n_pad`, the extents the kernel reads and writes.
-            unsafe { self.tiles(m_pad, as_bytes_mut(&mut s.a), &mut s.sums) };
+            // the kernel allows it); `a` holds `rows × k_pad` elements and `sums`
+            // `rows × n_pad`, the extents the kernel reads and writes.
+            unsafe { self.tiles(rows, as_bytes_mut(&mut s.a), &mut s.sums) };
             let stride = self.n_pad;
             for (i, row) in out.chunks_exact_mut(n).take(rows).enumerate() {
                 let sums = &s.sums[i * stride..i * stride + n];
@@ -180,12 +181,12 @@ impl PackedWeights {
         });
     }
 
-    /// Converts `rows` rows of `input` into the scratch's operand, padded with zero rows
-    /// and columns to `m_pad × k_pad`.
-    fn convert(&self, rows: usize, m_pad: usize, input: &[f32], s: &mut Scratch) {
+    /// Converts `rows` rows of `input` into the scratch's operand, its columns padded
+    /// with zeros to `k_pad`.
+    fn convert(&self, rows: usize, input: &[f32], s: &mut Scratch) {
         let (k, k_pad) = (self.k, self.k_pad);
         s.a.clear();
-        s.a.resize((m_pad * k_pad * self.tile.bytes()).div_ceil(2), 0);
+        s.a.resize((rows * k_pad * self.tile.bytes()).div_ceil(2), 0);
         s.row_scales.clear();
         let rows_in = input.chunks_exact(k).take(rows).enumerate();
         match self.tile {
@@ -204,37 +205,64 @@ impl PackedWeights {
         }
     }
 
-    /// The tile loop: every 32 × 32 block of the output, summed over `k` in tiles.
+    /// The tile loop: every block of 32 columns of the output, for 32 rows at a time,
+    /// then 16, then the rows left, summed over `k` in tiles.
     ///
     /// # Safety
     /// The CPU must have AMX and the process the permission to use it; `a` must hold
-    /// `m_pad × k_pad` elements and `sums` `m_pad × n_pad`.
-    unsafe fn tiles(&self, m_pad: usize, a: &[u8], sums: &mut [f32]) {
+    /// `rows × k_pad` elements and `sums` `rows × n_pad`.
+    unsafe fn tiles(&self, rows: usize, a: &[u8], sums: &mut [f32]) {
+        let lda = self.k_pad * self.tile.bytes();
+        // SAFETY (whole body): the row ranges below cover `0..rows` and stay inside `a`
+        // and `sums` by the extents the caller guarantees; the tile registers belong to
+        // no Rust value.
+        unsafe {
+            configure_tiles(16);
+            let mut i0 = 0;
+            while rows - i0 >= 32 {
+                self.row_block(a.as_ptr().add(i0 * lda), sums, i0, true);
+                i0 += 32;
+            }
+            if rows - i0 >= 16 {
+                self.row_block(a.as_ptr().add(i0 * lda), sums, i0, false);
+                i0 += 16;
+            }
+            if rows > i0 {
+                configure_tiles(rows - i0);
+                self.row_block(a.as_ptr().add(i0 * lda), sums, i0, false);
+            }
+            std::arch::asm!("tilerelease", options(nostack));
+        }
+    }
+
+    /// Every block of 32 columns of the rows from `i0`: 32 of them (`two`: two tiles of
+    /// activations) or as many as the loaded configuration's tiles hold.
+    ///
+    /// # Safety
+    /// As [`PackedWeights::tiles`], with the rows from `i0` in `a` (at `a`) and `sums`.
+    unsafe fn row_block(&self, a: *const u8, sums: &mut [f32], i0: usize, two: bool) {
         let lda = self.k_pad * self.tile.bytes();
         let ldc = self.n_pad * 4;
         let block_bytes = lda * 16; // one block of 16 columns of packed weights
         let chunks = lda / TILE_ROW_BYTES;
-        // SAFETY (whole body): every pointer stays inside `a`, `self.data` or `sums` by
-        // the extents the caller guarantees; the tile registers belong to no Rust value.
+        // SAFETY: see `tiles`.
         unsafe {
-            configure_tiles();
-            for i0 in (0..m_pad).step_by(BLOCK) {
-                for j0 in (0..self.n_pad).step_by(BLOCK) {
-                    zero_accumulators();
-                    let a0 = a.as_ptr().add(i0 * lda);
-                    let b0 = self.data.as_ptr().add(j0 / 16 * block_bytes);
-                    for c in 0..chunks {
-                        let a = a0.add(c * TILE_ROW_BYTES);
-                        let b = b0.add(c * 16 * TILE_ROW_BYTES);
-                        match self.tile {
-                            TileType::Bf16 => multiply_bf16(a, lda, b, block_bytes),
-                            TileType::Int8 => multiply_int8(a, lda, b, block_bytes),
-                        }
+            for j0 in (0..self.n_pad).step_by(BLOCK) {
+                zero_accumulators();
+                let b0 = self.data.as_ptr().add(j0 / 16 * block_bytes);
+                for c in 0..chunks {
+                    let a = a.add(c * TILE_ROW_BYTES);
+                    let b = b0.add(c * 16 * TILE_ROW_BYTES);
+                    match (self.tile, two) {
+                        (TileType::Bf16, true) => multiply_bf16(a, lda, b, block_bytes),
+                        (TileType::Int8, true) => multiply_int8(a, lda, b, block_bytes),
+                        (TileType::Bf16, false) => multiply_bf16_one(a, lda, b, block_bytes),
+                        (TileType::Int8, false) => multiply_int8_one(a, lda, b, block_bytes),
                     }
-                    store_accumulators(sums.as_mut_ptr().add(i0 * self.n_pad + j0).cast(), ldc);
                 }
+                let c = sums.as_mut_ptr().add(i0 * self.n_pad + j0).cast();
+                store_accumulators(c, ldc, two);
             }
-            std::arch::asm!("tilerelease", options(nostack));
         }
     }
 }
@@ -263,9 +291,10 @@ struct TileConfig {
     rows: [u8; 16],
 }
 
-/// Loads the tile configuration: tiles 0–3 accumulate a 32 × 32 block, 4–5 hold rows of
-/// activations and 6–7 columns of weights.
-unsafe fn configure_tiles() {
+/// Loads the tile configuration: tiles 0–3 accumulate a block of 32 columns, 4–5 hold
+/// rows of activations and 6–7 columns of weights; tiles 0, 1 and 4 hold `rows` rows
+/// (16, or fewer for the last rows of a product), the others 16.
+unsafe fn configure_tiles(rows: usize) {
     let mut config = TileConfig {
         palette: 1,
         start_row: 0,
@@ -275,6 +304,9 @@ unsafe fn configure_tiles() {
     };
     config.column_bytes[..8].fill(TILE_ROW_BYTES as u16);
     config.rows[..8].fill(16);
+    for tile in [0, 1, 4] {
+        config.rows[tile] = rows as u8;
+    }
     // SAFETY: the caller guarantees AMX; the configuration is valid for palette 1.
     unsafe {
         std::arch::asm!("ldtilecfg [{}]", in(reg) &config as *const TileConfig, options(nostack));
@@ -294,22 +326,30 @@ unsafe fn zero_accumulators() {
     }
 }
 
-/// Stores the 32 × 32 block of 32-bit sums at `c` (row stride `ldc` bytes).
-unsafe fn store_accumulators(c: *mut u8, ldc: usize) {
-    // SAFETY: the caller guarantees AMX and 32 rows of 128 bytes at `c` with stride `ldc`.
+/// Stores the accumulators at `c` (row stride `ldc` bytes): tiles 0 and 1 side by side,
+/// and below them tiles 2 and 3 where `two`.
+unsafe fn store_accumulators(c: *mut u8, ldc: usize, two: bool) {
+    // SAFETY: the caller guarantees AMX and the rows of the loaded configuration, 128
+    // bytes each, at `c` with stride `ldc` (16 more rows where `two`).
     unsafe {
         std::arch::asm!(
             "tilestored [{c00} + {ldc}*1], tmm0",
             "tilestored [{c01} + {ldc}*1], tmm1",
-            "tilestored [{c10} + {ldc}*1], tmm2",
-            "tilestored [{c11} + {ldc}*1], tmm3",
             c00 = in(reg) c,
             c01 = in(reg) c.add(TILE_ROW_BYTES),
-            c10 = in(reg) c.add(16 * ldc),
-            c11 = in(reg) c.add(16 * ldc + TILE_ROW_BYTES),
             ldc = in(reg) ldc,
             options(nostack)
         );
+        if two {
+            std::arch::asm!(
+                "tilestored [{c10} + {ldc}*1], tmm2",
+                "tilestored [{c11} + {ldc}*1], tmm3",
+                c10 = in(reg) c.add(16 * ldc),
+                c11 = in(reg) c.add(16 * ldc + TILE_ROW_BYTES),
+                ldc = in(reg) ldc,
+                options(nostack)
+            );
+        }
     }
 }
 
@@ -347,6 +387,34 @@ macro_rules! multiply {
 multiply!(multiply_bf16, "tdpbf16ps");
 multiply!(multiply_int8, "tdpbusd");
 
+/// As `multiply!`, for one tile of activations (16 rows or fewer) into tiles 0 and 1.
+macro_rules! multiply_one {
+    ($name:ident, $instruction:literal) => {
+        unsafe fn $name(a: *const u8, lda: usize, b: *const u8, block_bytes: usize) {
+            // SAFETY: the caller guarantees AMX, a loaded configuration, and the rows of
+            // tile 4 at `a` and 16 rows of 64 bytes at each weight address.
+            unsafe {
+                std::arch::asm!(
+                    "tileloadd tmm4, [{a0} + {lda}*1]",
+                    "tileloadd tmm6, [{b0} + {ldb}*1]",
+                    "tileloadd tmm7, [{b1} + {ldb}*1]",
+                    concat!($instruction, " tmm0, tmm4, tmm6"),
+                    concat!($instruction, " tmm1, tmm4, tmm7"),
+                    a0 = in(reg) a,
+                    b0 = in(reg) b,
+                    b1 = in(reg) b.add(block_bytes),
+                    lda = in(reg) lda,
+                    ldb = in(reg) TILE_ROW_BYTES,
+                    options(nostack)
+                );
+            }
+        }
+    };
+}
+
+multiply_one!(multiply_bf16_one, "tdpbf16ps");
+multiply_one!(multiply_int8_one, "tdpbusd");
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,7 +451,16 @@ mod tests {
             eprintln!("no AMX on this machine: the tile products are not exercised");
             return;
         }
-        for (rows, k, n) in [(1, 80, 384), (33, 384, 624), (64, 384, 384), (5, 70, 17)] {
+        let shapes = [
+            (1, 80, 384),
+            (33, 384, 624),
+            (64, 384, 384),
+            (5, 70, 17),
+            (31, 96, 32),
+            (49, 64, 48),
+            (16, 64, 32),
+        ];
+        for (rows, k, n) in shapes {
             // Each weight column holds ±127 and each activation row 255, so that the int8
             // scales are 1 and its codes the integers themselves.
             let mut w = integers(k * n, 7, -127, 127);
