@@ -2,16 +2,16 @@
 //! bias, residual and ReLU fused into one pass after each product, and the batch split
 //! across threads by rows. This is what self-play and network players use for MLPs on
 //! the CPU; tests check it against burn's forward pass. In bf16 or int8 ([`Precision`])
-//! the products of the hidden layers and the policy head run on the AMX tiles; the stem
+//! the products of the hidden layers and the policy head run in reduced precision; the stem
 //! (whose inputs are not ReLU outputs, and which is about 4% of the work) and the
 //! three-output value head stay 32-bit.
 
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
 
-use super::amx::{PackedWeights, TileType};
 use super::kernels::{self, Product};
 use super::precision::{Precision, PrecisionError};
+use super::reduced::{Operand, PackedWeights};
 use crate::mlp::ResidualMlp;
 
 /// One dense layer: `out = in · w + b`, `w` stored `[in, out]`.
@@ -42,8 +42,8 @@ impl Dense {
         let w = self.w.as_slice().expect("row-major weights");
         let packed = match precision {
             Precision::F32 => None,
-            Precision::Bf16 => Some(PackedWeights::new(w, k, n, TileType::Bf16)),
-            Precision::Int8 => Some(PackedWeights::new(w, k, n, TileType::Int8)),
+            Precision::Bf16 => Some(PackedWeights::new(w, k, n, Operand::Bf16)),
+            Precision::Int8 => Some(PackedWeights::new(w, k, n, Operand::Int8)),
         };
         Dense {
             packed,
@@ -100,7 +100,7 @@ impl CpuMlp {
     }
 
     /// The same network evaluated in `precision`: its hidden layers and policy head
-    /// packed for the AMX tiles, or back in 32-bit.
+    /// packed for the reduced products, or back in 32-bit.
     ///
     /// # Errors
     /// [`PrecisionError::Unavailable`] where this machine cannot run `precision`.

@@ -2,7 +2,8 @@
 //! ([`MlpTraining`]) on the same kernels ([`kernels`]): matrix products by the `gemm`
 //! crate and fused element-wise passes, each on the widest instructions the CPU has
 //! (AVX-512 where offered, AVX2 otherwise), chosen at run time. Inference can also run
-//! its hidden layers and policy head in bf16 or int8 on the AMX tiles ([`Precision`]).
+//! its hidden layers and policy head in bf16 or int8 ([`Precision`]): on the AMX tiles,
+//! or int8 on AVX-512 VNNI.
 //!
 //! burn's `flex` backend runs every layer as separate tensor operations with their own
 //! allocations and passes over memory, and its autodiff keeps a graph per step; for the
@@ -10,11 +11,29 @@
 //! burn stays the path for other networks and for GPUs, and tests check this path
 //! against burn's forward pass, gradients and AdamW updates.
 
+#[cfg(target_arch = "x86_64")]
 mod amx;
 mod inference;
 pub mod kernels;
 mod precision;
+mod reduced;
 mod training;
+mod vnni;
+
+/// No AMX off x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+mod amx {
+    use super::reduced::PackedWeights;
+
+    pub(crate) fn available() -> bool {
+        false
+    }
+
+    /// Never called: [`available`] is false.
+    pub(super) unsafe fn multiply(_: &PackedWeights, _: usize, _: &[u8], _: &mut [f32]) {
+        unreachable!("AMX off x86-64")
+    }
+}
 
 pub use inference::CpuMlp;
 pub use kernels::KernelPath;

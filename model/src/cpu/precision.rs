@@ -1,8 +1,10 @@
 //! The arithmetic of the CPU path's inference: 32-bit floats everywhere, or the
-//! reduced precisions of the AMX tiles ([`super::amx`]) for the hidden layers and the
-//! policy head. Training always runs in 32-bit.
+//! reduced precisions of [`super::reduced`] for the hidden layers and the policy head.
+//! Training always runs in 32-bit.
 
 use serde::{Deserialize, Serialize};
+
+use super::reduced::Operand;
 
 /// The precision of the matrix products of inference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -13,8 +15,10 @@ pub enum Precision {
     /// bf16 operands with 32-bit sums, on AMX tiles: 8 bits of mantissa, so outputs
     /// differ from 32-bit ones by about 1e-2 at most.
     Bf16,
-    /// 8-bit integers on AMX tiles: each weight column scaled to ±127, each activation
-    /// row (ReLU outputs) to 0..=255 by its own largest value, sums in 32-bit integers.
+    /// 8-bit integers on AMX tiles or AVX-512 VNNI: each weight column scaled to ±127,
+    /// each activation row (ReLU outputs) to 0..=255 by its own largest value (scales
+    /// computed from the data as it comes, so there is no calibration set to go stale),
+    /// sums in 32-bit integers.
     Int8,
 }
 
@@ -23,8 +27,9 @@ pub enum Precision {
 pub enum PrecisionError {
     /// The CPU or the operating system lacks what the precision runs on.
     #[error(
-        "{0} inference needs Intel AMX (amx-tile, amx-bf16, amx-int8 and the operating \
-         system's permission), which this machine does not offer: use precision f32 or auto"
+        "{0} inference needs {needs}, which this machine does not offer: use precision f32 \
+         or auto",
+        needs = .0.needs()
     )]
     Unavailable(Precision),
     /// burn's path (GPUs, graph networks, `inference=burn`) computes in 32-bit only.
@@ -51,15 +56,27 @@ impl Precision {
         }
     }
 
+    /// What it runs on, in words.
+    fn needs(self) -> &'static str {
+        match self {
+            Precision::F32 => "nothing",
+            Precision::Bf16 => "Intel's AMX tiles (and the operating system's permission)",
+            Precision::Int8 => "Intel's AMX tiles or AVX-512 VNNI",
+        }
+    }
+
     /// Whether this machine runs it.
     pub fn is_available(self) -> bool {
         match self {
             Precision::F32 => true,
-            Precision::Bf16 | Precision::Int8 => super::amx::available(),
+            Precision::Bf16 => Operand::Bf16.runs_here(),
+            Precision::Int8 => Operand::Int8.runs_here(),
         }
     }
 
-    /// The precision `auto` means here: bf16 where the AMX tiles are, 32-bit elsewhere.
+    /// The precision `auto` means here: bf16 where the AMX tiles are, 32-bit elsewhere
+    /// (int8 on VNNI alone is faster than 32-bit but moves the outputs more, so it is
+    /// only taken when asked for).
     pub fn automatic() -> Precision {
         if Precision::Bf16.is_available() {
             Precision::Bf16
