@@ -400,6 +400,9 @@ pub struct SelfPlayConfig {
     pub backend: Backend,
     /// The Ray cluster, for `backend = "ray"`.
     pub ray: RayConfig,
+    /// Exact samples drawn each generation from a bank of solved positions of every
+    /// phase (none by default).
+    pub exact_bank: ExactBank,
     /// The arithmetic of the network in self-play: "auto" (bf16 on CPUs with AMX tiles,
     /// 32-bit elsewhere), or forced: "f32", "bf16" or "int8". Training stays 32-bit.
     #[serde(with = "kvarn_model::cpu::precision_request")]
@@ -486,6 +489,7 @@ impl Default for SelfPlayConfig {
             endgame: EndgameUse::default(),
             backend: Backend::Local,
             ray: RayConfig::default(),
+            exact_bank: ExactBank::default(),
             precision: None,
         }
     }
@@ -543,6 +547,25 @@ impl SelfPlayConfig {
             "must be [\"moving\"] with decisive starts or exact samples: the databases value \
              only the moving phase",
         )?;
+        SettingError::check(
+            self.exact_bank.samples == 0 || self.exact_bank.path.is_some(),
+            "selfplay.exact_bank.samples",
+            "needs selfplay.exact_bank.path: the bank to draw from",
+        )?;
         self.ray.validate()
     }
+}
+
+/// Exact samples from a bank of solved positions (`kvarn sample-bank`;
+/// `docs/results/nine-solve/sample-bank.kvbank` for Nine): every phase of the game, no
+/// tables needed (`[selfplay.exact_bank]`; see `kvarn_selfplay::BankSampling`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExactBank {
+    /// The bank (a path from the folder the run starts in).
+    pub path: Option<std::path::PathBuf>,
+    /// Samples drawn from it each generation, spread evenly over the phases and within
+    /// each over its counts of men. 0: none.
+    #[schemars(range(min = 0, max = 10_000_000))]
+    pub samples: u64,
 }

@@ -9,11 +9,13 @@
 //! symmetric images or colour-swapped twins, so that the sets still judge positions the
 //! network has not been shown.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-use kvarn_game::{ActionSpace, Game, Rules};
+use kvarn_game::{ActionSpace, Game, Move, Outcome, Phase, Position, Rules};
 use kvarn_solver::Value;
+use kvarn_solver::benchmark::BenchPosition;
+use rand::RngExt;
 
 use crate::config::EndgameUse;
 use crate::endgame::Endgame;
@@ -115,4 +117,143 @@ impl ExactSampling<'_> {
         };
         self.starts.draw_where(self.rules, &mut rng, DRAWS, accept)
     }
+}
+
+/// Exact samples of every phase from a bank of solved positions (`kvarn sample-bank`),
+/// which needs no tables: each row's exact value, and the moves that keep it as the
+/// policy target (lost positions, where every move keeps the loss, teach the value
+/// alone). The rows are grouped by phase and, within a phase, by men (men placed while
+/// placing, men a side after), and a generation's samples are spread evenly over the
+/// phases and within each over its counts of men: the placing positions, 2% of Nine's
+/// bank, are then taught as much as the moving phase's.
+pub struct BankSampling {
+    /// Samples by phase, then by count of men.
+    strata: Vec<(Phase, Vec<Vec<Sample>>)>,
+    /// Rows of the bank left out because a committed benchmark set holds them (or one of
+    /// their images): 0 for a bank drawn as `kvarn sample-bank` draws them.
+    pub excluded: u64,
+}
+
+impl BankSampling {
+    /// Reads the bank at `path`, of `rules`, leaving out the positions whose canonical
+    /// keys are in `excluded`.
+    ///
+    /// # Errors
+    /// The bank is unreadable, damaged or of other rules, or a row does not read.
+    pub fn open(
+        path: &Path,
+        rules: &Rules,
+        excluded: &HashSet<u64>,
+    ) -> Result<BankSampling, SelfPlayError> {
+        let (header, rows) = kvarn_solver::benchmark::bank::read_bank(path)?;
+        let bad = |reason: String| SelfPlayError::Bank {
+            path: path.to_path_buf(),
+            reason,
+        };
+        if header.rules != *rules {
+            return Err(bad(format!(
+                "holds positions of {}, not {rules}",
+                header.rules
+            )));
+        }
+        let actions = ActionSpace::new(rules);
+        let mut groups: BTreeMap<(Phase, u16), Vec<Sample>> = BTreeMap::new();
+        let mut left_out = 0;
+        for (i, row) in rows.iter().enumerate() {
+            let sample = bank_sample(rules, &actions, row)
+                .map_err(|reason| bad(format!("row {}: {reason}", i + 1)))?;
+            if excluded.contains(&sample.position.canonical_key(rules)) {
+                left_out += 1;
+                continue;
+            }
+            let key = (
+                Phase::of(rules, &sample.position),
+                men_key(rules, &sample.position),
+            );
+            groups.entry(key).or_default().push(sample);
+        }
+        let mut strata: Vec<(Phase, Vec<Vec<Sample>>)> = Vec::new();
+        for ((phase, _), samples) in groups {
+            match strata.last_mut() {
+                Some((p, by_men)) if *p == phase => by_men.push(samples),
+                _ => strata.push((phase, vec![samples])),
+            }
+        }
+        if strata.is_empty() {
+            return Err(bad("holds no position to draw".into()));
+        }
+        Ok(BankSampling {
+            strata,
+            excluded: left_out,
+        })
+    }
+
+    /// `n` samples, sample `i` from its own generator of `seed`: its phase in turn, its
+    /// count of men and its row at random.
+    pub fn samples(&self, seed: u64, n: u64) -> Vec<Sample> {
+        (0..n)
+            .map(|i| {
+                let mut rng = game_rng(seed, i);
+                let (_, by_men) = &self.strata[(i % self.strata.len() as u64) as usize];
+                let rows = &by_men[rng.random_range(0..by_men.len())];
+                rows[rng.random_range(0..rows.len())].clone()
+            })
+            .collect()
+    }
+
+    /// Each phase with its counts of men and positions.
+    pub fn strata(&self) -> Vec<(Phase, usize, usize)> {
+        self.strata
+            .iter()
+            .map(|(p, by_men)| (*p, by_men.len(), by_men.iter().map(Vec::len).sum()))
+            .collect()
+    }
+}
+
+/// The men a position is grouped by: men placed while placing (from 100 up, apart from
+/// the rest), else the mover's and the opponent's men.
+fn men_key(rules: &Rules, pos: &Position) -> u16 {
+    let (us, them) = (pos.side_to_move(), pos.side_to_move().opposite());
+    if pos.is_placing() {
+        let in_hand = u16::from(pos.in_hand(us)) + u16::from(pos.in_hand(them));
+        100 + 2 * u16::from(rules.men()) - in_hand
+    } else {
+        (pos.men(us).count() * 10 + pos.men(them).count()) as u16
+    }
+}
+
+/// A bank row as a training sample.
+fn bank_sample(
+    rules: &Rules,
+    actions: &ActionSpace,
+    row: &BenchPosition,
+) -> Result<Sample, String> {
+    let game = row.game(rules).map_err(|e| e.to_string())?;
+    let keeping = row
+        .preserving
+        .iter()
+        .map(|m| m.parse::<Move>().map_err(|e| format!("move {m}: {e}")))
+        .collect::<Result<Vec<Move>, String>>()?;
+    if keeping.is_empty() {
+        return Err("no move keeps its value".into());
+    }
+    let share = 1.0 / keeping.len() as f32;
+    let (result, wdl) = match row.value {
+        Outcome::Win => (1, [1.0, 0.0, 0.0]),
+        Outcome::Draw => (0, [0.0, 1.0, 0.0]),
+        Outcome::Loss => (-1, [0.0, 0.0, 1.0]),
+    };
+    Ok(Sample {
+        position: *game.position(),
+        occurrences: 1,
+        full_search: row.value != Outcome::Loss,
+        result,
+        search_wdl: wdl,
+        policy: keeping
+            .iter()
+            .map(|&m| (actions.index(m) as u16, share))
+            .collect(),
+        explored: false,
+        surprise: 0.0,
+    })
 }

@@ -31,13 +31,14 @@ pub mod tree;
 pub use agent::{SearchAgent, SearchPlayer};
 pub use branch::{BranchPool, BranchStarts};
 pub use config::{
-    Backend, DeepSide, EndgameUse, ForcedScope, LCB_MIN_VISIT_SHARE, LCB_NEEDS_PUCT, MoveChoice,
-    PlayoutCap, RayConfig, RootSearch, RootValue, SearchConfig, SelfPlayConfig, SettingError,
+    Backend, DeepSide, EndgameUse, ExactBank, ForcedScope, LCB_MIN_VISIT_SHARE, LCB_NEEDS_PUCT,
+    MoveChoice, PlayoutCap, RayConfig, RootSearch, RootValue, SearchConfig, SelfPlayConfig,
+    SettingError,
 };
 pub use endgame::Endgame;
 pub use engine::NetEngineMaker;
 pub use evaluator::{EvalCache, Evaluator, SymmetryAveraged, UniformEvaluator};
-pub use exact::ExactSampling;
+pub use exact::{BankSampling, ExactSampling};
 pub use player::{PlayerError, PlayerSettings, PlayerTable};
 pub use search::{Advance, GameSearch, SearchContext, SearchResult, policy_surprise};
 pub use selfplay::{PlayedGame, SelfPlayError, SelfPlayJob, SelfPlayStats, run};

@@ -247,6 +247,14 @@ pub enum SelfPlayError {
         /// Positions drawn.
         draws: usize,
     },
+    /// The bank of exact samples (`selfplay.exact_bank`) cannot be used.
+    #[error("{}: {reason}", path.display())]
+    Bank {
+        /// The bank.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 /// The random generator of game `index` of a run.

@@ -14,7 +14,7 @@ use std::time::Instant;
 use indicatif::ProgressBar;
 use kvarn_model::burn::tensor::Device;
 use kvarn_model::{Network, Provenance, file};
-use kvarn_selfplay::Endgame;
+use kvarn_selfplay::{BankSampling, Endgame};
 use kvarn_solver::benchmark::BenchPosition;
 use kvarn_solver::db::Databases;
 use kvarn_storage::write_atomically;
@@ -171,6 +171,8 @@ struct Run<'a> {
     bench_set: Option<Vec<BenchPosition>>,
     /// Endgame databases for self-play, when `selfplay.endgame` uses them.
     endgame: Option<Arc<Endgame>>,
+    /// The bank of exact samples, when `selfplay.exact_bank` draws from one.
+    bank: Option<Arc<BankSampling>>,
     metrics: Metrics,
     trainer: Trainer,
     /// The checkpoint's account of training so far.
@@ -295,6 +297,7 @@ impl<'a> Run<'a> {
             }
             _ => None,
         };
+        let bank = selfplay::open_bank(&config)?.map(Arc::new);
         let tb = dir.tensorboard();
         let metrics = Metrics::open(&tb).map_err(|e| RunError::io(&tb, e))?;
         Ok(Run {
@@ -303,6 +306,7 @@ impl<'a> Run<'a> {
             device,
             bench_set,
             endgame,
+            bank,
             metrics,
             trainer,
             trained,
@@ -397,6 +401,7 @@ impl<'a> Run<'a> {
             generation: g,
             model,
             endgame: self.endgame.as_ref(),
+            bank: self.bank.as_deref(),
         };
         let (stats, cluster) = selfplay::play(&stage, self.progress)?;
         if let Some(done) = manifest.state.selfplay_done
@@ -512,14 +517,18 @@ mod exact {
                 );
                 allow(dir, manifest, allow_inexact, reason)?;
             }
-            let exact = dir.exact_shard(h);
-            let drawn = config_h.selfplay.endgame.exact_samples;
-            if drawn > 0 && !exact.exists() {
-                let reason = format!(
-                    "generation {h}'s {drawn} exact samples ({}) are missing: the replay window differs",
-                    exact.display()
-                );
-                allow(dir, manifest, allow_inexact, reason)?;
+            let kinds = [
+                (dir.exact_shard(h), config_h.selfplay.endgame.exact_samples),
+                (dir.bank_shard(h), config_h.selfplay.exact_bank.samples),
+            ];
+            for (exact, drawn) in kinds {
+                if drawn > 0 && !exact.exists() {
+                    let reason = format!(
+                        "generation {h}'s {drawn} exact samples ({}) are missing: the replay window differs",
+                        exact.display()
+                    );
+                    allow(dir, manifest, allow_inexact, reason)?;
+                }
             }
         }
         Ok(())

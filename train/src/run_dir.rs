@@ -70,6 +70,15 @@ impl RunDir {
             .join(format!("exact.{}", kvarn_selfplay::shard::SHARD_EXTENSION))
     }
 
+    /// Generation `g`'s shard of exact samples from the bank of solved positions
+    /// (`selfplay.exact_bank`), among its self-play shards.
+    pub fn bank_shard(&self, g: u32) -> PathBuf {
+        self.shards(g).join(format!(
+            "exact-bank.{}",
+            kvarn_selfplay::shard::SHARD_EXTENSION
+        ))
+    }
+
     /// Generation `g`'s shard files, sorted by name (none when the folder is missing).
     ///
     /// # Errors

@@ -14,6 +14,9 @@ use kvarn_train::run::{RunOptions, run, start};
 use kvarn_train::{LoopConfig, RunConfig, SolverConfig};
 use kvarn_train::{Manifest, RunDir};
 
+#[path = "../../testing/paths.rs"]
+mod paths;
+
 fn config(generations: u32) -> RunConfig {
     RunConfig {
         seed: 5,
@@ -442,4 +445,39 @@ fn each_generation_adds_exact_samples_from_the_databases_once() {
     let m = run(d, &gens(2), None, |_, _| {}).unwrap();
     assert_eq!(m.generations_done(), 2);
     assert_eq!(std::fs::read(d.exact_shard(2)).unwrap(), first);
+}
+
+#[test]
+fn each_generation_adds_exact_samples_from_the_bank_of_every_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = &RunDir::new(dir.path().join("run"));
+    let mut cfg = config(1);
+    cfg.rules = Rules::new(Variant::Nine);
+    cfg.run.games_vs_previous = 0;
+    cfg.run.baseline_depths = vec![];
+    cfg.selfplay.exact_bank = kvarn_selfplay::ExactBank {
+        path: Some(paths::workspace().join("docs/results/nine-solve/sample-bank.kvbank")),
+        samples: 40,
+    };
+    cfg.validate().unwrap();
+    begin(&cfg, d).unwrap();
+    run(d, &RunOptions::default(), None, |_, _| {}).unwrap();
+    let (header, samples) = read_shard(&d.bank_shard(1)).unwrap();
+    assert_eq!(header.source, kvarn_selfplay::SampleSource::Databases);
+    assert_eq!((header.games, samples.len()), (0, 40));
+    let phases: std::collections::BTreeSet<_> = samples
+        .iter()
+        .map(|s| kvarn_game::Phase::of(&cfg.rules, &s.position))
+        .collect();
+    assert_eq!(
+        phases.len(),
+        4,
+        "placing, moving, flying and removals: {phases:?}"
+    );
+    std::fs::remove_file(d.bank_shard(1)).unwrap();
+    let e = run(d, &gens(2), None, |_, _| {}).unwrap_err();
+    assert!(
+        e.to_string().contains("generation 1's 40 exact samples"),
+        "{e}"
+    );
 }

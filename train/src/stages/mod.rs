@@ -40,4 +40,6 @@ pub(crate) mod stream {
     pub const SOLVER_SCORE: u64 = 10;
     /// Exact samples from the endgame databases, by generation.
     pub const EXACT_SAMPLES: u64 = 1_000;
+    /// Exact samples from the bank of solved positions, by generation.
+    pub const BANK_SAMPLES: u64 = 1_001;
 }

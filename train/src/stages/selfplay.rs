@@ -8,8 +8,8 @@ use indicatif::ProgressBar;
 use kvarn_game::ENCODING_VERSION;
 use kvarn_model::{Inference, InferencePath, Network};
 use kvarn_selfplay::{
-    Backend, BranchPool, Endgame, ExactSampling, SampleSource, SelfPlayJob, SelfPlayStats,
-    ShardHeader, write_shard,
+    Backend, BankSampling, BranchPool, Endgame, ExactSampling, SampleSource, SelfPlayJob,
+    SelfPlayStats, ShardHeader, write_shard,
 };
 
 use super::stream;
@@ -32,6 +32,8 @@ pub struct SelfPlayStage<'a> {
     pub model: (&'a Network, &'a Path),
     /// Endgame databases, when `selfplay.endgame` uses them.
     pub endgame: Option<&'a Arc<Endgame>>,
+    /// The bank of exact samples, when `selfplay.exact_bank` draws from one.
+    pub bank: Option<&'a BankSampling>,
 }
 
 /// Checks that generation `g`'s shards hold each of its `games` games exactly once.
@@ -65,6 +67,7 @@ pub fn play(
         generation: g,
         model: (network, file),
         endgame,
+        ..
     } = *stage;
     let skip = games_in_shards(dir, config, g)?;
     let games = config.run.games_per_generation;
@@ -89,6 +92,7 @@ pub fn play(
         let (stats, figures) = cluster::play(&job, progress)?;
         check_complete(config, dir, g, games)?;
         exact_samples(stage)?;
+        bank_samples(stage)?;
         return Ok((stats, Some(figures)));
     }
     let job = SelfPlayJob {
@@ -108,6 +112,7 @@ pub fn play(
         .single_threaded();
     let (stats, _) = kvarn_selfplay::run(&job, &engine, progress)?;
     exact_samples(stage)?;
+    bank_samples(stage)?;
     Ok((stats, None))
 }
 
@@ -202,6 +207,75 @@ fn exact_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
         drawn = n,
         seconds = began.elapsed().as_secs_f64(),
         "exact samples written"
+    );
+    Ok(())
+}
+
+/// The bank of exact samples that `selfplay.exact_bank` draws from, read once for the
+/// run, without the committed benchmark sets' positions.
+///
+/// # Errors
+/// A committed benchmark set or the bank is unreadable, or the bank is of other rules.
+pub fn open_bank(config: &RunConfig) -> Result<Option<BankSampling>, RunError> {
+    let bank = &config.selfplay.exact_bank;
+    let Some(path) = bank.path.as_ref().filter(|_| bank.samples > 0) else {
+        return Ok(None);
+    };
+    let excluded =
+        kvarn_solver::benchmark::committed_keys(&config.rules).map_err(RunError::solver)?;
+    let sampling = BankSampling::open(path, &config.rules, &excluded)?;
+    let strata: Vec<String> = sampling
+        .strata()
+        .iter()
+        .map(|(phase, men, n)| format!("{} {n} in {men} counts of men", phase.name()))
+        .collect();
+    tracing::info!(
+        bank = %path.display(),
+        excluded = sampling.excluded,
+        strata = %strata.join(", "),
+        "bank of exact samples read"
+    );
+    Ok(Some(sampling))
+}
+
+/// Writes the generation's exact samples from the bank (`selfplay.exact_bank`) as a
+/// shard of no games, unless a killed run already did, from a seed stream of their own.
+///
+/// # Errors
+/// The shard cannot be written.
+fn bank_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
+    let (config, g) = (stage.config, stage.generation);
+    let n = config.selfplay.exact_bank.samples;
+    let path = stage.dir.bank_shard(g);
+    let Some(bank) = stage.bank.filter(|_| n > 0) else {
+        return Ok(());
+    };
+    if path.exists() {
+        return Ok(());
+    }
+    let seed = kvarn_game::seeds::derive(config.seed, stream::BANK_SAMPLES, u64::from(g));
+    let samples = bank.samples(seed, n);
+    let source = config
+        .selfplay
+        .exact_bank
+        .path
+        .as_ref()
+        .map(|p| p.display().to_string());
+    let header = ShardHeader {
+        encoding_version: ENCODING_VERSION,
+        rules: config.rules,
+        games: 0,
+        samples: samples.len() as u64,
+        game_list: Vec::new(),
+        model: format!("sample bank {}", source.unwrap_or_default()),
+        source: SampleSource::Databases,
+        seed: Some(seed),
+    };
+    write_shard(&path, &header, &samples)?;
+    tracing::info!(
+        generation = g,
+        samples = samples.len(),
+        "exact samples from the bank written"
     );
     Ok(())
 }

@@ -1,0 +1,76 @@
+//! Exact samples from the committed bank of solved Nine positions: every phase taught
+//! alike, the targets the bank's values and value-keeping moves, the draw repeatable,
+//! and no committed benchmark position among them.
+
+use std::collections::{BTreeMap, HashSet};
+
+use kvarn_game::{ActionSpace, Game, Phase, Rules, Variant};
+use kvarn_selfplay::BankSampling;
+
+#[path = "../../testing/paths.rs"]
+mod paths;
+
+fn bank() -> (Rules, BankSampling) {
+    let rules = Rules::new(Variant::Nine);
+    let path = paths::workspace().join("docs/results/nine-solve/sample-bank.kvbank");
+    let excluded = kvarn_solver::benchmark::committed_keys(&rules).unwrap();
+    (rules, BankSampling::open(&path, &rules, &excluded).unwrap())
+}
+
+#[test]
+fn bank_samples_teach_every_phase_alike_with_legal_targets() {
+    let (rules, bank) = bank();
+    assert_eq!(
+        bank.excluded, 0,
+        "the bank was drawn without benchmark positions"
+    );
+    let phases: Vec<Phase> = bank.strata().iter().map(|s| s.0).collect();
+    assert_eq!(
+        phases,
+        [Phase::Placing, Phase::Moving, Phase::Flying, Phase::Removal]
+    );
+    let samples = bank.samples(7, 800);
+    assert_eq!(
+        samples,
+        bank.samples(7, 800),
+        "the same seed draws the same samples"
+    );
+    assert_ne!(samples, bank.samples(8, 800));
+    let actions = ActionSpace::new(&rules);
+    let mut by_phase: BTreeMap<Phase, usize> = BTreeMap::new();
+    for s in &samples {
+        *by_phase.entry(Phase::of(&rules, &s.position)).or_default() += 1;
+        let legal: HashSet<usize> = Game::from_position(rules, s.position)
+            .unwrap()
+            .legal_moves()
+            .iter()
+            .map(|&m| actions.index(m))
+            .collect();
+        assert!(
+            s.policy
+                .iter()
+                .all(|(a, _)| legal.contains(&usize::from(*a)))
+        );
+        let mass: f32 = s.policy.iter().map(|(_, p)| p).sum();
+        assert!((mass - 1.0).abs() < 1e-4);
+        // A lost position's every move keeps the loss: it teaches the value alone.
+        assert_eq!(s.full_search, s.result != -1);
+        let one_hot = match s.result {
+            1 => [1.0, 0.0, 0.0],
+            0 => [0.0, 1.0, 0.0],
+            _ => [0.0, 0.0, 1.0],
+        };
+        assert_eq!(s.search_wdl, one_hot);
+    }
+    assert!(by_phase.values().all(|&n| n == 200), "{by_phase:?}");
+}
+
+#[test]
+fn a_bank_of_other_rules_is_refused() {
+    let six = Rules::new(Variant::Six);
+    let path = paths::workspace().join("docs/results/nine-solve/sample-bank.kvbank");
+    let err = BankSampling::open(&path, &six, &HashSet::new())
+        .err()
+        .expect("a Nine bank is not Six's");
+    assert!(err.to_string().contains("holds positions of"), "{err}");
+}
