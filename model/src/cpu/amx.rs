@@ -47,8 +47,9 @@ fn detect() -> bool {
     false
 }
 
-/// The tile loop: every block of 32 columns of the output, for 32 rows at a time,
-/// then 16, then the rows left, summed over `k` in tiles.
+/// The tile loop: every block of 32 columns of the output, for 32 rows at a time (two
+/// tiles of activations, each weight tile loaded once for both), the rows left in one
+/// more such block whose tiles hold fewer rows, summed over `k` in tiles.
 ///
 /// # Safety
 /// The CPU must have AMX and the process the permission to use it; `a` must hold
@@ -59,26 +60,26 @@ pub(super) unsafe fn multiply(w: &PackedWeights, rows: usize, a: &[u8], sums: &m
     // and `sums` by the extents the caller guarantees; the tile registers belong to
     // no Rust value.
     unsafe {
-        configure_tiles(16);
+        configure_tiles(16, 16);
         let mut i0 = 0;
         while rows - i0 >= 32 {
             row_block(w, a.as_ptr().add(i0 * lda), sums, i0, true);
             i0 += 32;
         }
-        if rows - i0 >= 16 {
-            row_block(w, a.as_ptr().add(i0 * lda), sums, i0, false);
-            i0 += 16;
-        }
-        if rows > i0 {
-            configure_tiles(rows - i0);
+        let left = rows - i0;
+        if left > 16 {
+            configure_tiles(16, left - 16);
+            row_block(w, a.as_ptr().add(i0 * lda), sums, i0, true);
+        } else if left > 0 {
+            configure_tiles(left, 16);
             row_block(w, a.as_ptr().add(i0 * lda), sums, i0, false);
         }
         std::arch::asm!("tilerelease", options(nostack));
     }
 }
 
-/// Every block of 32 columns of the rows from `i0`: 32 of them (`two`: two tiles of
-/// activations) or as many as the loaded configuration's tiles hold.
+/// Every block of 32 columns of the rows from `i0`: as many as the loaded
+/// configuration's tiles of activations hold, in two tiles (`two`) or one.
 ///
 /// # Safety
 /// As [`multiply`], with the rows from `i0` in `a` (at `a`) and `sums`.
@@ -119,9 +120,10 @@ struct TileConfig {
 }
 
 /// Loads the tile configuration: tiles 0–3 accumulate a block of 32 columns, 4–5 hold
-/// rows of activations and 6–7 columns of weights; tiles 0, 1 and 4 hold `rows` rows
-/// (16, or fewer for the last rows of a product), the others 16.
-unsafe fn configure_tiles(rows: usize) {
+/// rows of activations and 6–7 columns of weights (16 rows of them); tiles 0, 1 and 4
+/// hold `first` rows and tiles 2, 3 and 5 `second` (16, or fewer for the last rows of a
+/// product).
+unsafe fn configure_tiles(first: usize, second: usize) {
     let mut config = TileConfig {
         palette: 1,
         start_row: 0,
@@ -132,7 +134,10 @@ unsafe fn configure_tiles(rows: usize) {
     config.column_bytes[..8].fill(TILE_ROW_BYTES as u16);
     config.rows[..8].fill(16);
     for tile in [0, 1, 4] {
-        config.rows[tile] = rows as u8;
+        config.rows[tile] = first as u8;
+    }
+    for tile in [2, 3, 5] {
+        config.rows[tile] = second as u8;
     }
     // SAFETY: the caller guarantees AMX; the configuration is valid for palette 1.
     unsafe {

@@ -1,10 +1,10 @@
 //! Inference for the residual MLP on the CPU: the weights copied into `ndarray` matrices,
 //! bias, residual and ReLU fused into one pass after each product, and the batch split
 //! across threads by rows. This is what self-play and network players use for MLPs on
-//! the CPU; tests check it against burn's forward pass. In bf16 or int8 ([`Precision`])
-//! the products of the hidden layers and the policy head run in reduced precision; the stem
-//! (whose inputs are not ReLU outputs, and which is about 4% of the work) and the
-//! three-output value head stay 32-bit.
+//! the CPU; tests check it against burn's forward pass. In bf16 ([`Precision`]) every
+//! product runs in bf16; in int8 the hidden layers and the policy head do, and the stem
+//! (whose inputs are not ReLU outputs) and the three-output value head run in bf16 where
+//! the machine has it, 32-bit elsewhere.
 
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
@@ -35,16 +35,12 @@ impl Dense {
         Product::new(rows, n, k).run(input, w, out);
     }
 
-    /// The same layer with its product in `precision` (which the caller checked is
-    /// available).
-    fn in_precision(&self, precision: Precision) -> Dense {
+    /// The same layer with its product in `operand` (`None`: 32-bit), which the caller
+    /// checked this machine runs.
+    fn in_precision(&self, operand: Option<Operand>) -> Dense {
         let (k, n) = self.w.dim();
         let w = self.w.as_slice().expect("row-major weights");
-        let packed = match precision {
-            Precision::F32 => None,
-            Precision::Bf16 => Some(PackedWeights::new(w, k, n, Operand::Bf16)),
-            Precision::Int8 => Some(PackedWeights::new(w, k, n, Operand::Int8)),
-        };
+        let packed = operand.map(|o| PackedWeights::new(w, k, n, o));
         Dense {
             packed,
             ..self.clone()
@@ -108,13 +104,21 @@ impl CpuMlp {
         if !precision.is_available() {
             return Err(PrecisionError::Unavailable(precision));
         }
+        // The stem's inputs are not ReLU outputs, and the value head has 3 outputs: in
+        // int8 both stay bf16 where the machine has it, 32-bit elsewhere.
+        let (hidden, ends) = match precision {
+            Precision::F32 => (None, None),
+            Precision::Bf16 => (Some(Operand::Bf16), Some(Operand::Bf16)),
+            Precision::Int8 => (
+                Some(Operand::Int8),
+                Some(Operand::Bf16).filter(|o| o.runs_here()),
+            ),
+        };
         Ok(CpuMlp {
-            blocks: self
-                .blocks
-                .iter()
-                .map(|b| b.in_precision(precision))
-                .collect(),
-            policy: self.policy.in_precision(precision),
+            stem: self.stem.in_precision(ends),
+            blocks: self.blocks.iter().map(|b| b.in_precision(hidden)).collect(),
+            policy: self.policy.in_precision(hidden),
+            value: self.value.in_precision(ends),
             precision,
             ..self.clone()
         })
