@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use kvarn_arena::ArenaError;
 use kvarn_arena::agent::{Agent, AgentFactory};
-use kvarn_engine::protocol::ProtocolEngine;
+use kvarn_engine::protocol::{ProtocolEngine, Request};
 use kvarn_engine::search::Limits;
 use kvarn_game::Outcome;
 use kvarn_game::{Game, Move, Rules};
@@ -20,6 +20,7 @@ use crate::config::{RootSearch, SearchConfig};
 use crate::endgame::Endgame;
 use crate::evaluator::{EvalCache, Evaluator};
 use crate::search::{Advance, GameSearch, SearchContext, SearchResult};
+use crate::tree::{NodeId, flip};
 
 /// Simulations added at a time to a search limited by time or `stop`.
 const STEP: u32 = 32;
@@ -123,23 +124,26 @@ impl<E: Evaluator> SearchAgent<E> {
         {
             return result.clone();
         }
-        let result = self.limited_search(game, self.limits, None, None);
+        let result = self.limited_search(game, &Request::within(self.limits), None, None);
         self.last = Some((key, result.clone()));
         result
     }
 
-    /// Searches `game` until `limits` (simulations, time) or `stop` end it, calling `info`
-    /// about every [`INFO_EVERY`] and once at the end. With no limit it runs until `stop`.
+    /// Searches `game` until the request's limits (simulations, time) or `stop` end it,
+    /// among its `searchmoves` where it names some, calling `info` with its `multipv`
+    /// lines about every [`INFO_EVERY`] and once at the end. With no limit it runs until
+    /// `stop`.
     ///
     /// # Panics
     /// Where `game` is over (there is nothing to search).
     pub fn limited_search(
         &mut self,
         game: &Game,
-        limits: Limits,
+        request: &Request,
         stop: Option<&AtomicBool>,
         mut info: Option<&mut dyn FnMut(&str)>,
     ) -> SearchResult {
+        let limits = request.limits;
         let started = Instant::now();
         let mut cap = limits.nodes.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
         if self.ctx.config.root == RootSearch::Gumbel {
@@ -149,6 +153,13 @@ impl<E: Evaluator> SearchAgent<E> {
         let grows = (limits.movetime.is_some() || cap.is_none())
             && self.ctx.config.root != RootSearch::Gumbel;
         let mut search = GameSearch::new(game.clone());
+        search.restrict_root(
+            request
+                .searchmoves
+                .iter()
+                .map(|&m| self.ctx.actions.index(m) as u16)
+                .collect(),
+        );
         search.start(
             if grows {
                 cap.unwrap_or(STEP).min(STEP)
@@ -193,12 +204,16 @@ impl<E: Evaluator> SearchAgent<E> {
             if let Some(f) = info.as_mut()
                 && elapsed >= next_info
             {
-                f(&info_line(&self.ctx, &search, elapsed));
+                for line in info_lines(&self.ctx, &search, elapsed, request.multipv) {
+                    f(&line);
+                }
                 next_info += INFO_EVERY;
             }
         }
         if let Some(f) = info.as_mut() {
-            f(&info_line(&self.ctx, &search, started.elapsed()));
+            for line in info_lines(&self.ctx, &search, started.elapsed(), request.multipv) {
+                f(&line);
+            }
         }
         search.result(&self.ctx, 0.0, &mut self.rng)
     }
@@ -217,13 +232,75 @@ impl<E: Evaluator> SearchAgent<E> {
     }
 }
 
-/// The protocol's `info` line for a search standing at its root: simulations as nodes,
-/// the principal variation by visits, the root's value as a score in centipawns (Leela
-/// Chess Zero's mapping of an expected score to pawns) and as win/draw/loss per mille.
-fn info_line(ctx: &SearchContext, search: &GameSearch, elapsed: Duration) -> String {
+/// The protocol's `info` lines for a search standing at its root: with `multipv` 1 one
+/// line for the search (simulations as nodes, the principal variation by visits, the
+/// root's value as a score in centipawns, Leela Chess Zero's mapping of an expected score
+/// to pawns, and as win/draw/loss per mille); with more, one `multipv K` line for each
+/// of the K most visited root moves (those visited, best first), each with its own
+/// score, win/draw/loss, visits, prior, value (expected score, -1 to 1) and lower
+/// confidence bound, and its own principal variation.
+fn info_lines(
+    ctx: &SearchContext,
+    search: &GameSearch,
+    elapsed: Duration,
+    multipv: usize,
+) -> Vec<String> {
+    let tree = search.tree();
+    let nodes = search.simulations();
+    let ms = elapsed.as_millis().max(1);
+    // The share of the tree's budget in use, per mille, as engines report their hash.
+    let full = (tree.nodes.len() as u128 * 1000 / tree.max_nodes.max(1) as u128).min(1000);
+    let head = format!(
+        "nodes {nodes} nps {} hashfull {full} time {}",
+        u128::from(nodes) * 1000 / ms,
+        elapsed.as_millis()
+    );
+    if multipv <= 1 {
+        let pv = principal_variation(ctx, search, 0);
+        let wdl = tree.node(0).mean_wdl();
+        return vec![format!(
+            "info depth {} {head} {} pv {}",
+            pv.len(),
+            score_words(wdl),
+            pv.join(" ")
+        )];
+    }
+    let root = tree.node(0);
+    search
+        .ranked_root_children(ctx)
+        .into_iter()
+        .filter(|&c| tree.node(c).visits > 0)
+        .take(multipv)
+        .enumerate()
+        .map(|(k, c)| {
+            let child = tree.node(c);
+            let wdl = if child.side == root.side {
+                child.mean_wdl()
+            } else {
+                flip(child.mean_wdl())
+            };
+            let draw = 0.0;
+            let mut pv = vec![ctx.actions.decode(usize::from(child.action)).map_or_else(String::new, |m| m.to_string())];
+            pv.extend(principal_variation(ctx, search, c));
+            format!(
+                "info multipv {} depth {} {head} {} visits {} prior {:.4} value {:.4} lcb {:.4} pv {}",
+                k + 1,
+                pv.len(),
+                score_words(wdl),
+                child.visits,
+                child.prior,
+                child.q_for(root.side, draw),
+                child.lower_bound(root.side, draw, ctx.config.lcb_stdevs),
+                pv.join(" ")
+            )
+        })
+        .collect()
+}
+
+/// The most visited line below node `id`, as moves.
+fn principal_variation(ctx: &SearchContext, search: &GameSearch, mut id: NodeId) -> Vec<String> {
     let tree = search.tree();
     let mut pv = Vec::new();
-    let mut id = 0;
     while let Some(best) = search.most_visited_child(ctx, id) {
         if tree.node(best).visits == 0 {
             break;
@@ -234,23 +311,17 @@ fn info_line(ctx: &SearchContext, search: &GameSearch, elapsed: Duration) -> Str
         }
         id = best;
     }
-    let [w, _, l] = tree.node(0).mean_wdl();
+    pv
+}
+
+/// `score cp X wdl W D L` for a win/draw/loss of the player to move.
+fn score_words(wdl: [f32; 3]) -> String {
+    let [w, _, l] = wdl;
     let q = (w - l).clamp(-0.999, 0.999);
     let cp = (90.0 * (1.563_754_2 * q).tan()).round() as i64;
     let permille = |x: f32| (x * 1000.0).round() as i64;
     let (w, l) = (permille(w), permille(l));
-    let nodes = search.simulations();
-    let ms = elapsed.as_millis().max(1);
-    // The share of the tree's budget in use, per mille, as engines report their hash.
-    let full = (tree.nodes.len() as u128 * 1000 / tree.max_nodes.max(1) as u128).min(1000);
-    format!(
-        "info depth {} nodes {nodes} nps {} hashfull {full} time {} score cp {cp} wdl {w} {} {l} pv {}",
-        pv.len(),
-        u128::from(nodes) * 1000 / ms,
-        elapsed.as_millis(),
-        1000 - w - l,
-        pv.join(" ")
-    )
+    format!("score cp {cp} wdl {w} {} {l}", 1000 - w - l)
 }
 
 impl<E: Evaluator + Send> Agent for SearchAgent<E> {
@@ -286,20 +357,21 @@ impl<E: Evaluator + Send> ProtocolEngine for SearchAgent<E> {
     fn search(
         &mut self,
         game: &Game,
-        limits: Limits,
+        request: &Request,
         stop: &AtomicBool,
         info: &mut dyn FnMut(&str),
     ) -> Option<Move> {
         if game.status().is_over() {
             return None;
         }
-        let mut limits = limits;
+        let mut request = request.clone();
+        let limits = &mut request.limits;
         if limits.depth.is_some() && limits.nodes.is_none() && limits.movetime.is_none() {
             // A tree search has no depth to stop at: it makes its default simulations.
             info("info string depth is no limit of the network's search: searching by nodes");
             limits.nodes = Some(u64::from(self.ctx.config.simulations));
         }
-        let result = self.limited_search(game, limits, Some(stop), Some(info));
+        let result = self.limited_search(game, &request, Some(stop), Some(info));
         self.decode(&result).ok()
     }
 }

@@ -144,6 +144,8 @@ pub struct GameSearch {
     /// Time spent preparing leaves for the network (symmetry key, cache probe, encoding)
     /// since [`GameSearch::take_leaf_time`] last took it.
     leaf_time: Duration,
+    /// The root's actions the search chooses among (`go searchmoves`); all where `None`.
+    root_actions: Option<Vec<u16>>,
 }
 
 /// A certain draw as win/draw/loss.
@@ -191,6 +193,7 @@ impl GameSearch {
             entry: Vec::new(),
             scratch: Vec::new(),
             leaf_time: Duration::ZERO,
+            root_actions: None,
         }
     }
 
@@ -220,6 +223,21 @@ impl GameSearch {
     /// probe, the encoding) since the last call.
     pub fn take_leaf_time(&mut self) -> Duration {
         std::mem::take(&mut self.leaf_time)
+    }
+
+    /// Chooses only among these root actions (legal ones; `go searchmoves`): the root is
+    /// expanded with them alone, so the search never visits, and never plays, another.
+    /// Call before the root is expanded (a new search); an empty list leaves all.
+    pub fn restrict_root(&mut self, actions: Vec<u16>) {
+        self.root_actions = (!actions.is_empty()).then_some(actions);
+    }
+
+    /// The edges of node `id` that the search may take: all but, at a restricted root,
+    /// those outside its list.
+    fn keep_allowed(&self, id: NodeId, edges: &mut Vec<(u16, f32)>) {
+        if let (0, Some(allowed)) = (id, &self.root_actions) {
+            edges.retain(|(a, _)| allowed.contains(a));
+        }
     }
 
     /// Simulations made so far.
@@ -336,6 +354,7 @@ impl GameSearch {
             entry.push((canonical as u16, logits[canonical]));
         });
         let id = *self.path.last().expect("a path");
+        self.keep_allowed(id, &mut edges);
         self.tree.expand(id, &edges, wdl);
         self.edges = edges;
         let side = self.tree.node(id).side;
@@ -395,6 +414,7 @@ impl GameSearch {
             let a = ctx.actions.index(m);
             edges.push((a as u16, scratch[usize::from(perm[a])]));
         });
+        self.keep_allowed(id, &mut edges);
         self.tree.expand(id, &edges, eval.wdl);
         self.edges = edges;
     }
@@ -681,16 +701,36 @@ impl GameSearch {
     /// that a search stopped before it visited anything plays the policy's move), then by
     /// the lower index: the greedy move, and each step of the principal variation.
     pub fn most_visited_child(&self, ctx: &SearchContext, id: NodeId) -> Option<NodeId> {
+        self.tree
+            .children(id)
+            .max_by(|&a, &b| self.visit_order(ctx, id, a, b))
+    }
+
+    /// The root's children, the most visited first, in the order of
+    /// [`GameSearch::most_visited_child`] (so the first is the one it names).
+    pub fn ranked_root_children(&self, ctx: &SearchContext) -> Vec<NodeId> {
+        let mut children: Vec<NodeId> = self.tree.children(0).collect();
+        children.sort_by(|&a, &b| self.visit_order(ctx, 0, b, a));
+        children
+    }
+
+    /// How children `a` and `b` of `id` rank: by visits, then value, then prior, then
+    /// the lower index first.
+    fn visit_order(
+        &self,
+        ctx: &SearchContext,
+        id: NodeId,
+        a: NodeId,
+        b: NodeId,
+    ) -> std::cmp::Ordering {
         let side = self.tree.node(id).side;
         let draw = self.draw_value(ctx, side);
-        self.tree.children(id).max_by(|&a, &b| {
-            let (na, nb) = (self.tree.node(a), self.tree.node(b));
-            na.visits
-                .cmp(&nb.visits)
-                .then(na.q_for(side, draw).total_cmp(&nb.q_for(side, draw)))
-                .then(na.prior.total_cmp(&nb.prior))
-                .then(b.cmp(&a))
-        })
+        let (na, nb) = (self.tree.node(a), self.tree.node(b));
+        na.visits
+            .cmp(&nb.visits)
+            .then(na.q_for(side, draw).total_cmp(&nb.q_for(side, draw)))
+            .then(na.prior.total_cmp(&nb.prior))
+            .then(b.cmp(&a))
     }
 
     /// The root's win/draw/loss for its player to move, as `search.root_value` asks.
@@ -735,7 +775,7 @@ impl GameSearch {
             _ => self.puct_choice(ctx, &children, temperature, rng),
         };
         let mut action = usize::from(self.tree.node(action).action);
-        if let Some(endgame) = &ctx.endgame {
+        if let Some(endgame) = ctx.endgame.as_ref().filter(|_| self.root_actions.is_none()) {
             let preferred = ctx.actions.decode(action).expect("a legal action");
             if let Some(m) = endgame.root_move(&self.game, preferred) {
                 action = ctx.actions.index(m);

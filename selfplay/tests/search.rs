@@ -1490,3 +1490,94 @@ fn the_lower_confidence_bound_takes_standard_errors_of_a_win_draw_loss_draw() {
         assert_eq!(n.lower_bound(root.side, 0.0, 2.0), f32::NEG_INFINITY);
     }
 }
+
+/// The network engine's MultiPV lines: the most visited root moves in order, each with
+/// the visits the search gave it (its policy target, visits over their sum), the first
+/// the move it plays; and `searchmoves` keeps the search, and its move, within the list.
+#[test]
+fn multipv_lines_agree_with_the_search_and_searchmoves_restrict_it() {
+    use kvarn_engine::protocol::Request;
+    use kvarn_engine::search::Limits;
+    let rules = Rules::new(Variant::Nine);
+    let player = kvarn_selfplay::SearchPlayer::new(
+        "hash",
+        SearchConfig::default(),
+        HashEvaluator(uniform(&rules)),
+    );
+    let space = ActionSpace::new(&rules);
+    for (i, game) in random_positions(rules, 24, 12).iter().enumerate() {
+        let mut agent = player.agent(rules, 7);
+        let legal = game.legal_moves();
+        let searchmoves: Vec<_> = if i % 2 == 0 {
+            Vec::new()
+        } else {
+            legal.iter().copied().step_by(2).collect()
+        };
+        let request = Request {
+            limits: Limits {
+                nodes: Some(300),
+                ..Limits::default()
+            },
+            searchmoves: searchmoves.clone(),
+            multipv: 4,
+        };
+        let mut lines = Vec::new();
+        let result = agent.limited_search(
+            game,
+            &request,
+            None,
+            Some(&mut |l: &str| {
+                lines.push(l.to_string());
+            }),
+        );
+        let chosen = space.decode(result.action).unwrap();
+        if !searchmoves.is_empty() {
+            assert!(
+                searchmoves.contains(&chosen),
+                "{chosen} outside {searchmoves:?}"
+            );
+            for &(a, p) in &result.policy {
+                let m = space.decode(usize::from(a)).unwrap();
+                assert!(searchmoves.contains(&m) || p == 0.0, "{m} searched");
+            }
+        }
+        // The last report: its multipv lines in order.
+        let last: Vec<&String> = lines
+            .iter()
+            .rev()
+            .take_while(|l| l.starts_with("info multipv"))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        assert!(!last.is_empty() && last.len() <= 4, "{lines:?}");
+        let field = |l: &str, name: &str| -> String {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let at = w.iter().position(|x| *x == name).unwrap();
+            w[at + 1].to_string()
+        };
+        let visits: Vec<u32> = last
+            .iter()
+            .map(|l| field(l, "visits").parse().unwrap())
+            .collect();
+        assert!(visits.windows(2).all(|w| w[0] >= w[1]), "{visits:?}");
+        // The policy target is each root move's visits over their sum.
+        let share_of = |l: &str| {
+            let mv: kvarn_game::Move = field(l, "pv").parse().unwrap();
+            result
+                .policy
+                .iter()
+                .find(|(a, _)| usize::from(*a) == space.index(mv))
+                .map(|(_, p)| *p)
+                .unwrap()
+        };
+        let per_visit = share_of(last[0]) / visits[0] as f32;
+        for (k, l) in last.iter().enumerate() {
+            assert_eq!(field(l, "multipv"), (k + 1).to_string());
+            let want = visits[k] as f32 * per_visit;
+            assert!((share_of(l) - want).abs() < 1e-4, "{l}: {}", share_of(l));
+        }
+        let first: kvarn_game::Move = field(last[0], "pv").parse().unwrap();
+        assert_eq!(first, chosen, "the first line is the move played");
+    }
+}

@@ -8,12 +8,22 @@
 //!                                       Depth, MoveTime, Nodes, Threads, Hash, Seed, Weights
 //! position startpos [moves m1 m2 ...]
 //! position fen <FEN or position string> [moves ...]
-//! go [depth N] [movetime MS] [nodes N] [infinite]
-//!                                       -> info depth .. score cp|mate .. nodes .. nps .. time .. pv ..
+//! go [depth N] [movetime MS] [nodes N] [wtime .. btime .. winc .. binc ..] [infinite]
+//!    [ponder] [searchmoves m1 m2 ...]
+//!                                       -> info [multipv K] depth .. score cp|mate .. nodes .. pv ..
 //!                                       -> bestmove <move>   (a removal is its own bestmove: xd2)
+//! ponderhit                             the move pondered on was played: the search goes on
+//!                                       for the go's time, then answers
 //! stop
 //! quit
 //! ```
+//!
+//! `setoption name MultiPV value N` asks for the N best moves, each in its own `info
+//! multipv K` line, where the searcher can (the network's search; the alpha-beta engine
+//! reports its one line). `go searchmoves` restricts the moves chosen among at the root
+//! (the legal ones of those named). `go ponder` searches without limit until `ponderhit`
+//! (then for the go's `movetime`, or its share of the clock; at once where it gave only
+//! a depth or nodes) or `stop` (then at once).
 //!
 //! Moves use the notation of `kvarn-game`. A `go` with no limit uses the Depth, MoveTime
 //! and Nodes options (by default 1000 ms); with all three 0 ("no limit") it is
@@ -64,18 +74,41 @@ pub fn info_line(info: &Info) -> String {
     )
 }
 
+/// What a `go` asks of a searcher.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// When to stop (none: until `stop`).
+    pub limits: Limits,
+    /// The root moves to choose among, each legal (`go searchmoves`); empty: all.
+    pub searchmoves: Vec<Move>,
+    /// Lines to report, best first (the `MultiPV` option; 1: the best alone).
+    pub multipv: usize,
+}
+
+impl Request {
+    /// A search within `limits` among all moves, reporting one line.
+    pub fn within(limits: Limits) -> Request {
+        Request {
+            limits,
+            searchmoves: Vec::new(),
+            multipv: 1,
+        }
+    }
+}
+
 /// A searcher the protocol drives, in a thread of its own while it searches.
 pub trait ProtocolEngine: Send {
     /// The rules it plays.
     fn rules(&self) -> Rules;
     /// Forgets earlier games (hash tables, caches).
     fn new_game(&mut self);
-    /// Searches `game` within `limits`, or until `stop` is set, sending its `info` lines
-    /// through `info`; the move to play, `None` where it has none.
+    /// Searches `game` as `request` asks, or until `stop` is set, sending its `info`
+    /// lines through `info`; the move to play (one of `request.searchmoves` where they
+    /// are given), `None` where it has none.
     fn search(
         &mut self,
         game: &Game,
-        limits: Limits,
+        request: &Request,
         stop: &AtomicBool,
         info: &mut dyn FnMut(&str),
     ) -> Option<Move>;
@@ -176,11 +209,14 @@ impl ProtocolEngine for Engine {
     fn search(
         &mut self,
         game: &Game,
-        limits: Limits,
+        request: &Request,
         stop: &AtomicBool,
         info: &mut dyn FnMut(&str),
     ) -> Option<Move> {
-        let result = Engine::search(self, game, limits, Some(stop), |i| info(&info_line(i)));
+        let (among, limits) = (&request.searchmoves, request.limits);
+        let result = Engine::search_among(self, game, among, limits, Some(stop), |i| {
+            info(&info_line(i))
+        });
         result.and_then(|i| i.pv.first().copied())
     }
 }
@@ -232,6 +268,8 @@ struct Settings {
     repetition: bool,
     no_capture_limit: Option<u16>,
     default_limits: Limits,
+    /// Lines a search reports (`MultiPV`).
+    multipv: usize,
 }
 
 impl Settings {
@@ -249,6 +287,7 @@ impl Settings {
                 movetime: Some(Duration::from_millis(1000)),
                 ..Limits::default()
             },
+            multipv: 1,
         }
     }
 
@@ -266,11 +305,20 @@ impl Settings {
 /// A search running in its own thread, so that `stop` and `isready` are answered.
 struct Running {
     stop: Arc<AtomicBool>,
+    /// While set, a search that has ended holds its `bestmove` back (`go infinite`, and
+    /// `go ponder` until `ponderhit`); cleared by `stop`, and by `ponderhit`.
+    hold: Arc<AtomicBool>,
     /// `go infinite` (or no limit at all): runs until `stop`, and any other command
     /// stops it rather than waiting for it.
     infinite: bool,
+    /// `go ponder` before `ponderhit`: the time it searches for after `ponderhit`
+    /// (`None`: it stops then).
+    pondering: Option<Option<Duration>>,
     handle: JoinHandle<Box<dyn ProtocolEngine>>,
 }
+
+/// The most lines a search reports (`MultiPV`).
+pub const MAX_MULTIPV: usize = 64;
 
 /// The longest line read whole; a longer one is answered with an error and skipped.
 pub const MAX_LINE: usize = 16 << 20;
@@ -449,6 +497,10 @@ pub fn serve_with<R: BufRead + Send + 'static, W: Write + Send + 'static>(
                 server.finish(true);
                 continue;
             }
+            "ponderhit" => {
+                server.ponderhit();
+                continue;
+            }
             "quit" => {
                 server.finish(true);
                 return Ok(());
@@ -494,8 +546,9 @@ impl<W: Write + Send + 'static> Server<W> {
     /// one when `stop_it`, is told to stop first.
     fn finish(&mut self, stop_it: bool) {
         if let Some(r) = self.running.take() {
-            if stop_it || r.infinite {
+            if stop_it || r.infinite || r.pondering.is_some() {
                 r.stop.store(true, Ordering::Relaxed);
+                r.hold.store(false, Ordering::Relaxed);
             }
             match r.handle.join() {
                 Ok(e) => self.engine = Some(e),
@@ -514,7 +567,8 @@ impl<W: Write + Send + 'static> Server<W> {
                 return;
             };
             let closed_long_ago = inbox.closed_at.is_some_and(|t| t.elapsed() >= CLOSED_WAIT);
-            if running.infinite || closed_long_ago || running.handle.is_finished() {
+            let unlimited = running.infinite || running.pondering.is_some();
+            if unlimited || closed_long_ago || running.handle.is_finished() {
                 self.finish(closed_long_ago);
                 return;
             }
@@ -534,6 +588,7 @@ impl<W: Write + Send + 'static> Server<W> {
                         self.finish(true);
                         return;
                     }
+                    Some("ponderhit") => self.ponderhit(),
                     _ => inbox.queued.push_back(Input::Line(bytes)),
                 },
                 Input::TooLong(n) => inbox.queued.push_back(Input::TooLong(n)),
@@ -572,6 +627,7 @@ impl<W: Write + Send + 'static> Server<W> {
             "option name Depth type spin default 0 min 0 max 64".into(),
             "option name MoveTime type spin default 1000 min 0 max 86400000".into(),
             "option name Nodes type spin default 0 min 0 max 1000000000000".into(),
+            format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
         ];
         for l in head.into_iter().chain(self.maker.options()) {
             self.send(&l);
@@ -615,8 +671,8 @@ impl<W: Write + Send + 'static> Server<W> {
     /// `bestmove (none)` at once where there is nothing to search.
     fn go(&mut self, words: &[&str]) -> Result<(), String> {
         let mover = self.game.as_ref().map(|g| g.position().side_to_move());
-        let (limits, infinite, notes) = parse_go(words, &self.settings.default_limits, mover);
-        for note in notes {
+        let go = parse_go(words, &self.settings.default_limits, mover);
+        for note in &go.notes {
             self.send(&format!("info string error: {note}"));
         }
         let Some(g) = &self.game else {
@@ -641,10 +697,39 @@ impl<W: Write + Send + 'static> Server<W> {
                 self.send("bestmove (none)");
             }
             Ok(engine) => {
-                self.running = Some(spawn_search(&self.out, engine, g.clone(), limits, infinite));
+                let (request, notes) = go.request(g, self.settings.multipv);
+                for note in notes {
+                    self.send(&format!("info string error: {note}"));
+                }
+                self.running = Some(spawn_search(&self.out, engine, g.clone(), request, &go));
             }
         }
         Ok(())
+    }
+
+    /// `ponderhit`: the move pondered on was played, so the pondering search becomes the
+    /// search for this move: it goes on for the `go`'s time and then answers (at once
+    /// where the `go` gave no time). Without a pondering search it is an error.
+    fn ponderhit(&mut self) {
+        let Some(running) = self.running.as_mut() else {
+            self.send("info string error: ponderhit without a go ponder");
+            return;
+        };
+        let Some(time) = running.pondering.take() else {
+            self.send("info string error: ponderhit, but the search is not pondering");
+            return;
+        };
+        running.hold.store(running.infinite, Ordering::Relaxed);
+        match time {
+            None => running.stop.store(true, Ordering::Relaxed),
+            Some(t) => {
+                let stop = Arc::clone(&running.stop);
+                std::thread::spawn(move || {
+                    std::thread::sleep(t);
+                    stop.store(true, Ordering::Relaxed);
+                });
+            }
+        }
     }
 }
 
@@ -654,16 +739,18 @@ fn spawn_search<W: Write + Send + 'static>(
     out: &Arc<Mutex<W>>,
     mut engine: Box<dyn ProtocolEngine>,
     game: Game,
-    limits: Limits,
-    infinite: bool,
+    request: Request,
+    go: &Go,
 ) -> Running {
     let stop = Arc::new(AtomicBool::new(false));
-    let stop2 = Arc::clone(&stop);
+    let hold = Arc::new(AtomicBool::new(go.infinite || go.ponder));
+    let (stop2, hold2) = (Arc::clone(&stop), Arc::clone(&hold));
     let out = Arc::clone(out);
     let handle = std::thread::spawn(move || {
-        let best = engine.search(&game, limits, &stop2, &mut |line| send(&out, line));
-        // An infinite search answers only when told to stop.
-        while infinite && !stop2.load(Ordering::Relaxed) {
+        let best = engine.search(&game, &request, &stop2, &mut |line| send(&out, line));
+        // An infinite or pondering search answers only when told to stop (or, pondering,
+        // after ponderhit), even where it ended by itself (a mate found sets `stop` too).
+        while hold2.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(5));
         }
         match best {
@@ -674,7 +761,9 @@ fn spawn_search<W: Write + Send + 'static>(
     });
     Running {
         stop,
-        infinite,
+        hold,
+        infinite: go.infinite,
+        pondering: go.ponder.then_some(go.limits.movetime),
         handle,
     }
 }
@@ -748,6 +837,10 @@ fn set_option(
             s.default_limits.nodes = limit(spin_value(&value, 0, 1_000_000_000_000)?);
             Ok(false)
         }
+        "multipv" => {
+            s.multipv = spin_value(&value, 1, MAX_MULTIPV as u64)? as usize;
+            Ok(false)
+        }
         other => match maker.set_option(other, &value)? {
             true => Ok(false),
             false => Err(format!("unknown option `{other}`")),
@@ -774,61 +867,119 @@ fn set_position(rules: Rules, words: &[&str]) -> Result<Game, String> {
     Ok(game)
 }
 
-/// `go [depth N] [movetime MS] [nodes N] [infinite] [wtime MS btime MS winc MS binc MS]`:
-/// the limits, whether the search runs until `stop`, and what was wrong with the command.
-/// With only clock times, the search takes a twentieth of the mover's time plus half its
-/// increment. A `go` always searches: a parameter that does not read is left out and
-/// named in the notes, and a negative number (a clock past zero) is read as 0, so that a
-/// program waiting for `bestmove` always gets one.
-fn parse_go(
-    words: &[&str],
-    defaults: &Limits,
-    mover: Option<Color>,
-) -> (Limits, bool, Vec<String>) {
-    let mut limits = Limits::default();
-    let mut infinite = false;
-    let mut notes = Vec::new();
+/// A `go` command read: its limits, its flags, the moves named after `searchmoves` and
+/// what was wrong with it.
+#[derive(Debug)]
+struct Go {
+    limits: Limits,
+    /// Runs until `stop`.
+    infinite: bool,
+    /// Runs until `ponderhit` or `stop`; `limits` apply from `ponderhit` on.
+    ponder: bool,
+    searchmoves: Vec<String>,
+    notes: Vec<String>,
+}
+
+impl Go {
+    /// What the searcher is asked: while pondering (or infinite) no limit; the moves of
+    /// `searchmoves` that are legal in `game` (the others named in the notes; all moves
+    /// where none is).
+    fn request(&self, game: &Game, multipv: usize) -> (Request, Vec<String>) {
+        let mut notes = Vec::new();
+        let legal = game.legal_moves();
+        let mut searchmoves = Vec::new();
+        for text in &self.searchmoves {
+            match text.parse::<Move>() {
+                Ok(m) if legal.contains(&m) => searchmoves.push(m),
+                Ok(m) => notes.push(format!("searchmoves: {m} is not legal here, left out")),
+                Err(e) => notes.push(format!("searchmoves: `{text}` is no move ({e}), left out")),
+            }
+        }
+        if searchmoves.is_empty() && !self.searchmoves.is_empty() {
+            notes.push("searchmoves: no legal move named, searching them all".into());
+        }
+        let limits = if self.ponder || self.infinite {
+            Limits::default()
+        } else {
+            self.limits
+        };
+        let request = Request {
+            limits,
+            searchmoves,
+            multipv,
+        };
+        (request, notes)
+    }
+}
+
+/// `go [depth N] [movetime MS] [nodes N] [infinite] [ponder] [wtime MS btime MS winc MS
+/// binc MS] [searchmoves M ...]`. With only clock times, the search takes a twentieth of
+/// the mover's time plus half its increment. A `go` always searches: a parameter that
+/// does not read is left out and named in the notes, and a negative number (a clock past
+/// zero) is read as 0, so that a program waiting for `bestmove` always gets one.
+fn parse_go(words: &[&str], defaults: &Limits, mover: Option<Color>) -> Go {
+    let mut go = Go {
+        limits: Limits::default(),
+        infinite: false,
+        ponder: false,
+        searchmoves: Vec::new(),
+        notes: Vec::new(),
+    };
     let mut clock = [None::<u64>; 4]; // wtime, btime, winc, binc
     let mut i = 1;
     while i < words.len() {
         let name = words[i];
-        if name == "infinite" {
-            infinite = true;
-            i += 1;
-            continue;
+        i += 1;
+        match name {
+            "infinite" => go.infinite = true,
+            "ponder" => go.ponder = true,
+            "searchmoves" => {
+                while i < words.len() && !is_go_word(words[i]) {
+                    go.searchmoves.push(words[i].to_string());
+                    i += 1;
+                }
+            }
+            _ => {
+                let Some(slot) = go_slot(name) else {
+                    go.notes
+                        .push(format!("unknown go parameter `{name}`, left out"));
+                    continue;
+                };
+                let value = go_value(name, words.get(i).copied(), &mut go.notes);
+                i += 1;
+                let Some(value) = value else {
+                    continue;
+                };
+                let limits = &mut go.limits;
+                match slot {
+                    GoSlot::Depth => limits.depth = Some(value.clamp(1, 64) as u32),
+                    GoSlot::MoveTime => limits.movetime = Some(Duration::from_millis(value.max(1))),
+                    GoSlot::Nodes => limits.nodes = Some(value.max(1)),
+                    GoSlot::Clock(k) => clock[k] = Some(value),
+                    GoSlot::MovesToGo => {}
+                }
+            }
         }
-        let Some(slot) = go_slot(name) else {
-            notes.push(format!("unknown go parameter `{name}`, left out"));
-            i += 1;
-            continue;
-        };
-        let Some(value) = go_value(name, words.get(i + 1).copied(), &mut notes) else {
-            i += 2;
-            continue;
-        };
-        match slot {
-            GoSlot::Depth => limits.depth = Some(value.clamp(1, 64) as u32),
-            GoSlot::MoveTime => limits.movetime = Some(Duration::from_millis(value.max(1))),
-            GoSlot::Nodes => limits.nodes = Some(value.max(1)),
-            GoSlot::Clock(k) => clock[k] = Some(value),
-            GoSlot::MovesToGo => {}
-        }
-        i += 2;
     }
-    if limits == Limits::default() && !infinite {
-        limits = *defaults;
+    if go.limits == Limits::default() && !go.infinite {
+        go.limits = *defaults;
         let own = match mover {
             Some(Color::Black) => (clock[1], clock[3]),
             _ => (clock[0], clock[2]),
         };
         if let (Some(time), inc) = own {
             let budget = time / 20 + inc.unwrap_or(0) / 2;
-            limits.movetime = Some(Duration::from_millis(budget.clamp(10, time.max(10))));
+            go.limits.movetime = Some(Duration::from_millis(budget.clamp(10, time.max(10))));
         }
     }
     // No limit at all (`MoveTime`, `Depth` and `Nodes` set to 0) is `go infinite`.
-    infinite |= limits == Limits::default();
-    (limits, infinite, notes)
+    go.infinite |= go.limits == Limits::default() && !go.ponder;
+    go
+}
+
+/// Whether `word` is a `go` parameter (where a list of `searchmoves` ends).
+fn is_go_word(word: &str) -> bool {
+    matches!(word, "infinite" | "ponder" | "searchmoves") || go_slot(word).is_some()
 }
 
 /// Where a `go` parameter's value goes.

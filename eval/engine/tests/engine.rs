@@ -587,3 +587,168 @@ fn an_out_of_range_option_is_refused_by_name_and_keeps_its_value() {
     assert_eq!(deepest, Some(2), "{text}");
     assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
 }
+
+/// Positions of seeded random games, with the moves that reach them.
+fn random_positions(rules: Rules, count: usize, seed: u64) -> Vec<Game> {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            loop {
+                let mut g = Game::new(rules);
+                let plies = rng.random_range(0..40);
+                while g.ply() < plies && !g.status().is_over() {
+                    let moves = g.legal_moves();
+                    g.play(moves[rng.random_range(0..moves.len())]).unwrap();
+                }
+                if !g.status().is_over() {
+                    break g;
+                }
+            }
+        })
+        .collect()
+}
+
+fn position_command(g: &Game) -> String {
+    let moves: Vec<String> = g.moves().map(|m| m.to_string()).collect();
+    format!("position startpos moves {}", moves.join(" "))
+}
+
+#[test]
+fn searchmoves_are_the_only_moves_chosen() {
+    let rules = Rules::new(Variant::Nine);
+    let mut d = Driver::start(rules);
+    let mut rng = Pcg64Mcg::seed_from_u64(3);
+    for (i, g) in random_positions(rules, 30, 11).iter().enumerate() {
+        let legal = g.legal_moves();
+        let mut named: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|_| rng.random_range(0..3) == 0)
+            .collect();
+        if named.is_empty() {
+            named.push(legal[rng.random_range(0..legal.len())]);
+        }
+        let words: Vec<String> = named.iter().map(|m| m.to_string()).collect();
+        d.send(&position_command(g));
+        d.send(&format!("go searchmoves {} depth 2", words.join(" ")));
+        let line = d.wait("bestmove", i + 1);
+        let best: Move = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert!(named.contains(&best), "{line} is not among {words:?}");
+    }
+    // A move that is not legal is named and left out; with none legal, all are searched.
+    d.send("position startpos moves d6");
+    d.send("go depth 1 searchmoves d6 a1");
+    let best = d.wait("bestmove", 31);
+    assert_eq!(best, "bestmove a1");
+    assert!(
+        d.lines()
+            .iter()
+            .any(|l| l.contains("searchmoves: d6 is not legal here"))
+    );
+    d.send("go depth 1 searchmoves d6");
+    let best = d.wait("bestmove", 32);
+    assert_ne!(best, "bestmove (none)");
+    assert!(
+        d.lines()
+            .iter()
+            .any(|l| l.contains("no legal move named, searching them all"))
+    );
+    d.quit();
+}
+
+/// `go ponder` then `ponderhit` or `stop`, in every state the search can be in: each
+/// `go` is answered by exactly one legal `bestmove`.
+#[test]
+fn ponder_ponderhit_and_stop_in_every_state_answer_with_one_legal_move() {
+    let rules = Rules::new(Variant::Nine);
+    let mut d = Driver::start(rules);
+    // Early in the game, where no search ends before its time; and a position whose
+    // search ends by itself (a forced win found).
+    let mut early = Game::new(rules);
+    early.play_text("d6 d2").unwrap();
+    let g = &random_positions(rules, 1, 5)[0];
+    let legal: Vec<String> = early
+        .legal_moves()
+        .iter()
+        .chain(g.legal_moves().iter())
+        .map(|m| m.to_string())
+        .collect();
+    let answers = std::cell::Cell::new(0);
+    let expect_one = |d: &mut Driver, before: &[&str]| {
+        answers.set(answers.get() + 1);
+        for line in before {
+            d.send(line);
+        }
+        let best = d.wait("bestmove", answers.get());
+        let mv = best.split_whitespace().nth(1).unwrap().to_string();
+        assert!(legal.contains(&mv), "{best} after {before:?}");
+        std::thread::sleep(Duration::from_millis(30));
+        let count = d
+            .lines()
+            .iter()
+            .filter(|l| l.starts_with("bestmove"))
+            .count();
+        assert_eq!(count, answers.get(), "one bestmove for {before:?}");
+    };
+    d.send("position startpos moves d6 d2");
+    // Stopped while pondering.
+    expect_one(&mut d, &["go ponder movetime 5000", "isready", "stop"]);
+    // Pondering on after ponderhit for the go's time.
+    let t = Instant::now();
+    expect_one(&mut d, &["go ponder movetime 200", "ponderhit"]);
+    assert!(t.elapsed() >= Duration::from_millis(200));
+    // A depth alone: ponderhit answers at once.
+    expect_one(&mut d, &["go ponder depth 3", "ponderhit"]);
+    // Clock times: the mover's share of them after ponderhit; then stop changes nothing.
+    expect_one(
+        &mut d,
+        &["go ponder wtime 2000 btime 2000", "ponderhit", "stop"],
+    );
+    // A search that ends by itself while pondering holds its answer until ponderhit.
+    d.send(&position_command(g));
+    let first = g.legal_moves()[0].to_string();
+    d.send(&format!("go ponder depth 1 searchmoves {first}"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        d.lines()
+            .iter()
+            .filter(|l| l.starts_with("bestmove"))
+            .count(),
+        answers.get(),
+        "no answer before ponderhit: {} {:?}",
+        position_command(g),
+        d.lines()
+    );
+    expect_one(&mut d, &["ponderhit"]);
+    // Another command while pondering stops the search, which answers.
+    expect_one(&mut d, &["go ponder", &position_command(g)]);
+    // ponderhit and stop with nothing running are answered without a bestmove.
+    d.send("ponderhit");
+    d.send("stop");
+    d.send("isready");
+    d.wait("readyok", 2);
+    assert!(
+        d.lines()
+            .iter()
+            .any(|l| l.contains("ponderhit without a go ponder"))
+    );
+    d.quit();
+}
+
+#[test]
+fn the_multipv_option_is_offered_and_checked() {
+    let mut d = Driver::start(Rules::new(Variant::Nine));
+    d.send("uci");
+    d.wait("uciok", 1);
+    assert!(
+        d.lines()
+            .iter()
+            .any(|l| l.starts_with("option name MultiPV type spin default 1"))
+    );
+    d.send("setoption name MultiPV value 0");
+    d.send("setoption name MultiPV value 3");
+    d.send("go depth 2");
+    assert_ne!(d.wait("bestmove", 1), "bestmove (none)");
+    assert!(d.lines().iter().any(|l| l.contains("0 is not in 1..=64")));
+    d.quit();
+}

@@ -139,9 +139,31 @@ impl Engine {
         game: &Game,
         limits: Limits,
         stop: Option<&AtomicBool>,
+        on_info: impl FnMut(&Info),
+    ) -> Option<Info> {
+        self.search_among(game, &[], limits, stop, on_info)
+    }
+
+    /// As [`Engine::search`], choosing only among `among` (the legal ones of them; every
+    /// legal move where none is): the protocol's `go searchmoves`.
+    pub fn search_among(
+        &mut self,
+        game: &Game,
+        among: &[Move],
+        limits: Limits,
+        stop: Option<&AtomicBool>,
         mut on_info: impl FnMut(&Info),
     ) -> Option<Info> {
-        let root_moves = game.legal_moves();
+        let legal = game.legal_moves();
+        let root_moves: Vec<Move> = if among.iter().any(|m| legal.contains(m)) {
+            legal
+                .iter()
+                .copied()
+                .filter(|m| among.contains(m))
+                .collect()
+        } else {
+            legal.to_vec()
+        };
         if root_moves.is_empty() {
             return None;
         }
@@ -160,6 +182,7 @@ impl Engine {
             nodes: &nodes,
             limits,
             start,
+            root_moves: &root_moves,
         };
         let mut result = None;
         std::thread::scope(|scope| {
@@ -197,6 +220,8 @@ struct Shared<'a> {
     nodes: &'a AtomicU64,
     limits: Limits,
     start: Instant,
+    /// The moves searched at the root.
+    root_moves: &'a [Move],
 }
 
 /// What the transposition table gives a node.
@@ -245,7 +270,7 @@ impl<'a> Worker<'a> {
     fn iterate(&mut self, id: u32, mut on_info: impl FnMut(&Info)) -> Option<Info> {
         let max_depth = self.shared.limits.depth.unwrap_or(64).clamp(1, 64);
         let mut best: Option<Info> = None;
-        let mut root: Vec<Move> = self.game.legal_moves().to_vec();
+        let mut root: Vec<Move> = self.shared.root_moves.to_vec();
         // Equal moves are searched in a random (seeded) order, so ties break at random.
         root.shuffle(&mut self.rng);
         let mut depth = 1 + (id % 2);
