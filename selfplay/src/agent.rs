@@ -73,13 +73,30 @@ impl<E: Evaluator + Clone + Send + Sync + 'static> SearchPlayer<E> {
         SearchPlayer { endgame, ..self }
     }
 
+    /// The search context of its agents for `rules`.
+    pub(crate) fn context(&self, rules: Rules) -> SearchContext {
+        SearchContext::new(rules, self.config.clone()).with_endgame(self.endgame.clone())
+    }
+
+    /// Its evaluator.
+    pub(crate) fn evaluator(&self) -> &E {
+        &self.evaluator
+    }
+
+    /// Simulations a move where they alone limit it (`None` with a time limit).
+    pub(crate) fn node_limit(&self) -> Option<u32> {
+        if self.limits.movetime.is_some() {
+            return None;
+        }
+        let nodes = self.limits.nodes?;
+        Some(u32::try_from(nodes).unwrap_or(u32::MAX))
+    }
+
     /// One game's agent, its random choices seeded by `game_seed`.
     pub fn agent(&self, rules: Rules, game_seed: u64) -> SearchAgent<E> {
         SearchAgent {
             name: self.name.clone(),
-            ctx: Arc::new(
-                SearchContext::new(rules, self.config.clone()).with_endgame(self.endgame.clone()),
-            ),
+            ctx: Arc::new(self.context(rules)),
             evaluator: self.evaluator.clone(),
             cache: EvalCache::new(self.config.cache_entries),
             rng: Pcg64Mcg::seed_from_u64(game_seed),

@@ -14,6 +14,7 @@
 //! - [`shard`]: the record format.
 
 pub mod agent;
+pub mod analysis;
 pub mod branch;
 pub mod config;
 pub mod endgame;

@@ -1581,3 +1581,31 @@ fn multipv_lines_agree_with_the_search_and_searchmoves_restrict_it() {
         assert_eq!(first, chosen, "the first line is the move played");
     }
 }
+
+/// Batched analysis gives each position the search the player's own agent makes: the same
+/// move, root value and visits, whatever batch the position is searched in.
+#[test]
+fn batched_analysis_plays_the_agents_moves() {
+    use kvarn_arena::agent::Agent;
+    let rules = Rules::new(Variant::Nine);
+    let player = kvarn_selfplay::SearchPlayer::new(
+        "hash",
+        SearchConfig {
+            simulations: 96,
+            ..SearchConfig::default()
+        },
+        HashEvaluator(uniform(&rules)),
+    );
+    let games = random_positions(rules, 30, 40);
+    let (together, stats) = player.analyze(&games, 16, 3);
+    let (alone, _) = player.analyze(&games, 1, 3);
+    assert_eq!(together, alone, "the batch changes nothing");
+    assert_eq!(stats.positions, games.len() as u64);
+    assert!(stats.evaluations > 0 && stats.batches < stats.evaluations);
+    for (game, a) in games.iter().zip(&together) {
+        let mut agent = player.agent(rules, 1);
+        assert_eq!(agent.choose(game).unwrap(), a.best);
+        assert!(a.moves.len() <= 3 && a.moves[0].mv == a.best);
+        assert!(a.moves.windows(2).all(|w| w[0].visits >= w[1].visits));
+    }
+}
