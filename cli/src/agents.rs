@@ -25,7 +25,7 @@ use kvarn_selfplay::{Endgame, PlayerSettings, player};
 
 /// Reads an agent specification for games of `rules`.
 pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory>> {
-    let Some(options) = text.strip_prefix("net:") else {
+    if !text.starts_with("net:") {
         let kind = text.split_once(':').map_or(text, |(k, _)| k);
         anyhow::ensure!(
             AgentSpec::KINDS.contains(&kind),
@@ -34,18 +34,30 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
         );
         let spec: AgentSpec = text.parse()?;
         return Ok(Box::new(spec));
-    };
+    }
+    Ok(Box::new(net_player(text, rules)?))
+}
+
+/// The network player a `net:model=FILE[,SETTING=VALUE...]` specification names, for
+/// games of `rules`.
+///
+/// # Errors
+/// Not a `net:` specification, a setting refused, or a model that does not load.
+pub fn net_player(text: &str, rules: &Rules) -> anyhow::Result<NetPlayer> {
+    let options = text
+        .strip_prefix("net:")
+        .with_context(|| format!("agent `{text}`: expected net:model=FILE[,SETTING=VALUE...]"))?;
     let spec = NetSpec::parse(options)?;
     let device = DeviceChoice::Cpu.device()?;
     let (network, header) = file::load_for_rules(&spec.model, rules, &device)?;
     let settings = model_player(&header, rules, &spec.settings).context("net")?;
     let endgame = open_endgame(&settings, rules)?;
-    Ok(Box::new(settings.player(
-        spec.name(&settings),
-        &network,
-        endgame,
-    )?))
+    Ok(settings.player(spec.name(&settings), &network, endgame)?)
 }
+
+/// A network player as `net:` agents build it.
+pub type NetPlayer =
+    kvarn_selfplay::SearchPlayer<kvarn_selfplay::SymmetryAveraged<kvarn_model::Inference>>;
 
 /// The databases a player's `db` names, opened for `rules`.
 ///

@@ -34,6 +34,9 @@ enum Command {
     Solve(commands::solve::SolveArgs),
     /// A position's exact value and the value of each of its moves, from the databases.
     Probe(commands::probe::ProbeArgs),
+    /// Batch analysis in JSON Lines: the model's values and best moves for positions and
+    /// whole games, exact values where tables are given, each move marked, a report.
+    Analyze(commands::analyze::AnalyzeArgs),
     /// Sample benchmark positions with exact values from the solver's databases.
     BenchSet(commands::bench_set::BenchSetArgs),
     /// A bank of exact training samples of the whole game, away from the benchmark sets.
@@ -102,6 +105,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Play(args) => commands::play::run(&args),
         Command::Solve(args) => commands::solve::run(&args),
         Command::Probe(args) => commands::probe::run(&args),
+        Command::Analyze(args) => commands::analyze::run(&args),
         Command::BenchSet(args) => commands::bench_set::run(&args),
         Command::SampleBank(args) => commands::sample_bank::run(&args),
         Command::Eval(EvalCommand::Solver(args)) => commands::eval_solver::run(&args),

@@ -84,7 +84,7 @@ impl<E: Evaluator + Clone + Send + Sync + 'static> SearchPlayer<E> {
     }
 
     /// Simulations a move where they alone limit it (`None` with a time limit).
-    pub(crate) fn node_limit(&self) -> Option<u32> {
+    pub fn node_limit(&self) -> Option<u32> {
         if self.limits.movetime.is_some() {
             return None;
         }

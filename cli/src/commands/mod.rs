@@ -1,5 +1,6 @@
 //! One module per command.
 
+pub mod analyze;
 pub mod bench;
 pub mod bench_set;
 pub mod config;
