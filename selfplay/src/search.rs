@@ -142,10 +142,22 @@ pub struct GameSearch {
     entry: Vec<(u16, f32)>,
     scratch: Vec<f32>,
     /// Time spent preparing leaves for the network (symmetry key, cache probe, encoding)
-    /// since [`GameSearch::take_leaf_time`] last took it.
+    /// since [`GameSearch::take_leaf_time`] last took it: one leaf in
+    /// [`LEAF_TIME_SAMPLE`] is timed, and counts for them all, so that reading the clock
+    /// costs little.
     leaf_time: Duration,
+    /// Leaves prepared, for the sampling of `leaf_time`.
+    leaves: u32,
     /// The root's actions the search chooses among (`go searchmoves`); all where `None`.
     root_actions: Option<Vec<u16>>,
+}
+
+/// One leaf in this many has its preparation timed ([`GameSearch::take_leaf_time`]).
+const LEAF_TIME_SAMPLE: u32 = 8;
+
+/// The time since `started`, for all the leaves it stands for (none where it is `None`).
+fn sampled(started: Option<Instant>) -> Duration {
+    started.map_or(Duration::ZERO, |t| t.elapsed() * LEAF_TIME_SAMPLE)
 }
 
 /// A certain draw as win/draw/loss.
@@ -193,6 +205,7 @@ impl GameSearch {
             entry: Vec::new(),
             scratch: Vec::new(),
             leaf_time: Duration::ZERO,
+            leaves: 0,
             root_actions: None,
         }
     }
@@ -220,7 +233,8 @@ impl GameSearch {
     }
 
     /// The time spent preparing leaves for the network (the symmetry key, the cache
-    /// probe, the encoding) since the last call.
+    /// probe, the encoding) since the last call, estimated from one leaf in
+    /// [`LEAF_TIME_SAMPLE`].
     pub fn take_leaf_time(&mut self) -> Duration {
         std::mem::take(&mut self.leaf_time)
     }
@@ -277,19 +291,23 @@ impl GameSearch {
                         break;
                     }
                     NodeState::Unexpanded => {
-                        let started = Instant::now();
+                        self.leaves = self.leaves.wrapping_add(1);
+                        let started = self
+                            .leaves
+                            .is_multiple_of(LEAF_TIME_SAMPLE)
+                            .then(Instant::now);
                         let pos = *self.game.position();
                         let occurrences = self.game.occurrences();
                         let (key, sym, canonical) = cache_key(ctx, &pos, occurrences);
                         if let Some(hit) = cache.get(key) {
-                            self.leaf_time += started.elapsed();
+                            self.leaf_time += sampled(started);
                             let wdl = hit.wdl;
                             self.expand_cached(ctx, id, &hit, sym);
                             self.finish_simulation(wdl, node.side);
                             break;
                         }
                         encoding::encode_position(&ctx.rules, &canonical, occurrences, features);
-                        self.leaf_time += started.elapsed();
+                        self.leaf_time += sampled(started);
                         self.waiting = Some(Request { key, sym });
                         return Advance::NeedsEval;
                     }
