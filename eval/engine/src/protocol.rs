@@ -19,8 +19,8 @@
 //! ```
 //!
 //! `setoption name MultiPV value N` asks for the N best moves, each in its own `info
-//! multipv K` line, where the searcher can (the network's search; the alpha-beta engine
-//! reports its one line). `go searchmoves` restricts the moves chosen among at the root
+//! multipv K` line (the network's search from its root's children; the alpha-beta engine
+//! by further searches among the moves not yet reported, after its own). `go searchmoves` restricts the moves chosen among at the root
 //! (the legal ones of those named). `go ponder` searches without limit until `ponderhit`
 //! (then for the go's `movetime`, or its share of the clock; at once where it gave only
 //! a depth or nodes) or `stop` (then at once).
@@ -217,7 +217,56 @@ impl ProtocolEngine for Engine {
         let result = Engine::search_among(self, game, among, limits, Some(stop), |i| {
             info(&info_line(i))
         });
-        result.and_then(|i| i.pv.first().copied())
+        let best = result.as_ref().and_then(|i| i.pv.first().copied());
+        if let Some(main) = result.filter(|_| request.multipv > 1) {
+            self.further_lines(game, request, &main, stop, info);
+        }
+        best
+    }
+}
+
+impl Engine {
+    /// MultiPV for alpha-beta: after the search, the next best moves one by one, each by
+    /// a search to the depth the main one completed among the moves not yet reported,
+    /// sent as `info multipv K` lines (the first being the main search's own line).
+    fn further_lines(
+        &mut self,
+        game: &Game,
+        request: &Request,
+        main: &Info,
+        stop: &AtomicBool,
+        info: &mut dyn FnMut(&str),
+    ) {
+        let mut reported: Vec<Move> = main.pv.first().copied().into_iter().collect();
+        info(&info_line(main).replacen("info ", "info multipv 1 ", 1));
+        let candidates: Vec<Move> = if request.searchmoves.is_empty() {
+            game.legal_moves().to_vec()
+        } else {
+            request.searchmoves.clone()
+        };
+        let depth = Limits {
+            depth: Some(main.depth.max(1)),
+            ..Limits::default()
+        };
+        for k in 2..=request.multipv {
+            let rest: Vec<Move> = candidates
+                .iter()
+                .copied()
+                .filter(|m| !reported.contains(m))
+                .collect();
+            if rest.is_empty() || stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let Some(line) = Engine::search_among(self, game, &rest, depth, Some(stop), |_| {})
+            else {
+                return;
+            };
+            let Some(&first) = line.pv.first().filter(|m| rest.contains(m)) else {
+                return;
+            };
+            reported.push(first);
+            info(&info_line(&line).replacen("info ", &format!("info multipv {k} "), 1));
+        }
     }
 }
 

@@ -747,8 +747,24 @@ fn the_multipv_option_is_offered_and_checked() {
     );
     d.send("setoption name MultiPV value 0");
     d.send("setoption name MultiPV value 3");
-    d.send("go depth 2");
-    assert_ne!(d.wait("bestmove", 1), "bestmove (none)");
+    d.send("position startpos moves d6 d2");
+    d.send("go depth 3");
+    let best = d.wait("bestmove", 1);
     assert!(d.lines().iter().any(|l| l.contains("0 is not in 1..=64")));
+    // After the search, the three best moves, each its own line, the first the move played.
+    let first_moves: Vec<String> = (1..=3)
+        .map(|k| {
+            let line = d.wait(&format!("info multipv {k} "), 1);
+            let at = line.find(" pv ").expect("a pv");
+            line[at + 4..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(format!("bestmove {}", first_moves[0]), best);
+    let distinct: std::collections::HashSet<&String> = first_moves.iter().collect();
+    assert_eq!(distinct.len(), 3, "{first_moves:?}");
     d.quit();
 }

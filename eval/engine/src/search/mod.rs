@@ -171,6 +171,7 @@ impl Engine {
         let start = Instant::now();
         let local_stop = AtomicBool::new(false);
         let stop = stop.unwrap_or(&local_stop);
+        let over = AtomicBool::new(false);
         let nodes = AtomicU64::new(0);
         let threads = self.options.threads.max(1);
         let seeds: Vec<u64> = (0..threads).map(|_| self.rng.next_u64()).collect();
@@ -179,6 +180,7 @@ impl Engine {
             weights: &self.options.weights,
             tt: &self.tt,
             stop,
+            over: &over,
             nodes: &nodes,
             limits,
             start,
@@ -196,7 +198,7 @@ impl Engine {
             }
             let mut w = Worker::new(&shared, game.clone(), seeds[0]);
             result = w.iterate(0, &mut on_info);
-            stop.store(true, Ordering::Relaxed);
+            over.store(true, Ordering::Relaxed);
         });
         // A search stopped before depth 1 completed still answers with a legal move.
         result.or_else(|| {
@@ -211,12 +213,23 @@ impl Engine {
     }
 }
 
+impl Shared<'_> {
+    /// Whether the search must end: stopped from outside, or over.
+    fn ended(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.over.load(Ordering::Relaxed)
+    }
+}
+
 /// What all threads of one search share.
 struct Shared<'a> {
     rules: Rules,
     weights: &'a Weights,
     tt: &'a Tt,
+    /// The caller's stop, only read: set from outside to end the search.
     stop: &'a AtomicBool,
+    /// Set when the search is over (a limit reached, or the main thread done), so that
+    /// the helpers end too; the caller's flag is never written.
+    over: &'a AtomicBool,
     nodes: &'a AtomicU64,
     limits: Limits,
     start: Instant,
@@ -314,7 +327,7 @@ impl<'a> Worker<'a> {
             on_info(&info);
             let decided = score.abs() > MATE_BOUND && (MATE - score.abs()) <= depth as i32 * 2;
             best = Some(info);
-            if decided || self.shared.stop.load(Ordering::Relaxed) {
+            if decided || self.shared.ended() {
                 break;
             }
             // Not worth starting an iteration that cannot finish in time.
@@ -438,9 +451,9 @@ impl<'a> Worker<'a> {
             .is_some_and(|n| s.nodes.load(Ordering::Relaxed) >= n);
         let over_time = s.limits.movetime.is_some_and(|t| s.start.elapsed() >= t);
         if over_nodes || over_time {
-            s.stop.store(true, Ordering::Relaxed);
+            s.over.store(true, Ordering::Relaxed);
         }
-        if s.stop.load(Ordering::Relaxed) {
+        if s.ended() {
             self.aborted = true;
         }
     }
