@@ -1,0 +1,15 @@
+"""Kvarn for Python: the mill games (Nine, Six and Five Men's Morris) as Kvarn plays them.
+
+- ``Rules``: a variant and its rule switches.
+- ``Game``: one game: legal moves, play, undo, status, notation, position strings, FEN,
+  symmetries.
+- ``BatchSim``: many games stepped together, observations and legal-action masks written
+  into NumPy arrays without copies (the network encoding and action space of Kvarn's
+  models).
+
+Errors are ``KvarnError`` (a ``ValueError``) carrying Kvarn's own message.
+"""
+
+from ._kvarn import ENCODING_VERSION, BatchSim, Game, KvarnError, Rules
+
+__all__ = ["ENCODING_VERSION", "BatchSim", "Game", "KvarnError", "Rules"]
