@@ -8,15 +8,13 @@
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Args;
 use kvarn_game::{Color, Game, Move, Outcome, Position, Rules};
 use kvarn_selfplay::analysis::PositionAnalysis;
-use kvarn_solver::Solver;
-use kvarn_solver::judge::WholeGame;
+use kvarn_solver::tables::ExactTables;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -123,7 +121,13 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<()> {
         args.agent
     );
     let exact = match &args.db {
-        Some(db) => Some(Exact::open(db, rules, args.hash)?),
+        Some(db) => {
+            let started = Instant::now();
+            let tables = ExactTables::open(db, rules, args.hash << 20)
+                .with_context(|| format!("reading the tables in {}", db.display()))?;
+            eprintln!("tables read in {:.1} s", started.elapsed().as_secs_f64());
+            Some(tables)
+        }
         None => None,
     };
     let games: Vec<Game> = tasks.iter().flat_map(Task::positions).collect();
@@ -214,61 +218,6 @@ fn record_tasks(path: &Path, rules: Rules) -> anyhow::Result<Vec<Task>> {
         .collect()
 }
 
-/// Exact values from tables of either kind.
-enum Exact {
-    /// Distance tables of the endgames (`kvarn solve`).
-    Endgames(Arc<Solver>),
-    /// Win/draw/loss tables of a whole moving phase, the placing search before it.
-    Whole(Arc<WholeGame>),
-}
-
-impl Exact {
-    fn open(db: &Path, rules: Rules, hash_mib: usize) -> anyhow::Result<Exact> {
-        let started = Instant::now();
-        let exact = if kvarn_solver::db::has_wdl(db, &rules) {
-            Exact::Whole(kvarn_arena::agent::load_whole_game_with(
-                db,
-                rules,
-                hash_mib << 20,
-            )?)
-        } else {
-            Exact::Endgames(kvarn_arena::agent::load_solver(db, rules)?)
-        };
-        eprintln!(
-            "tables read from {} in {:.1} s",
-            db.display(),
-            started.elapsed().as_secs_f64()
-        );
-        Ok(exact)
-    }
-
-    /// The position's value and every move's, for the player to move; `None` where the
-    /// tables do not reach or the placing search ran out of `limit`.
-    fn values(
-        &self,
-        pos: &Position,
-        limit: Option<Duration>,
-    ) -> Option<(Outcome, Vec<(Move, Outcome)>)> {
-        match self {
-            Exact::Endgames(solver) => {
-                let value = solver.value(pos)?.outcome();
-                let moves = solver
-                    .move_values(pos)
-                    .into_iter()
-                    .map(|(m, v)| Some((m, v?.outcome())))
-                    .collect::<Option<Vec<_>>>()?;
-                Some((value, moves))
-            }
-            Exact::Whole(judge) => {
-                let deadline = limit.map(|l| Instant::now() + l);
-                let value = judge.value_by(pos, deadline).ok()?;
-                let moves = judge.move_outcomes_by(pos, deadline).ok()?;
-                Some((value, moves.into_iter().map(|(m, v, _)| (m, v)).collect()))
-            }
-        }
-    }
-}
-
 /// How a decision stands against the exact values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Mark {
@@ -337,7 +286,7 @@ fn outcome_name(o: Outcome) -> &'static str {
 fn review(
     task: &Task,
     answers: &mut impl Iterator<Item = PositionAnalysis>,
-    exact: Option<&Exact>,
+    exact: Option<&ExactTables>,
     limit: Option<Duration>,
 ) -> Review {
     let mut review = Review {

@@ -13,7 +13,8 @@
 //!
 //! [`db`] keeps the tables on disk, one file per subspace; [`benchmark`] samples positions
 //! with exact values (the arena scores agents on them); [`blunders`] finds where a game threw its
-//! value away; [`verify`] checks the tables without the retrograde code.
+//! value away; [`verify`] checks the tables without the retrograde code; [`tables`] answers
+//! a position's and its moves' exact values from whichever tables a folder holds.
 
 pub mod adjudication;
 pub mod benchmark;
@@ -29,6 +30,7 @@ mod retro;
 mod solve;
 mod solver;
 mod subspace;
+pub mod tables;
 mod unmove;
 mod value;
 pub mod verify;
