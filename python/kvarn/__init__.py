@@ -6,10 +6,11 @@
 - ``BatchSim``: many games stepped together, observations and legal-action masks written
   into NumPy arrays without copies (the network encoding and action space of Kvarn's
   models).
+- ``Tables``: exact values of a position and its moves from the solver's tables.
 
 Errors are ``KvarnError`` (a ``ValueError``) carrying Kvarn's own message.
 """
 
-from ._kvarn import ENCODING_VERSION, BatchSim, Game, KvarnError, Rules
+from ._kvarn import ENCODING_VERSION, BatchSim, Game, KvarnError, Rules, Tables
 
-__all__ = ["ENCODING_VERSION", "BatchSim", "Game", "KvarnError", "Rules"]
+__all__ = ["ENCODING_VERSION", "BatchSim", "Game", "KvarnError", "Rules", "Tables"]

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 mod batch;
 mod game;
+mod tables;
 
 pyo3::create_exception!(
     kvarn,
@@ -26,6 +27,7 @@ fn _kvarn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::Rules>()?;
     m.add_class::<game::Game>()?;
     m.add_class::<batch::BatchSim>()?;
+    m.add_class::<tables::Tables>()?;
     m.add("ENCODING_VERSION", kvarn_game::ENCODING_VERSION)?;
     Ok(())
 }

@@ -127,3 +127,32 @@ def test_batched_stepping_writes_into_the_callers_arrays():
         start.step(np.array([rules.action("xd2")], np.int64))
     with pytest.raises(kvarn.KvarnError, match="shape"):
         start.observe(np.zeros((2, rules.input_len), np.float32), mask1)
+
+
+def test_exact_values_equal_kvarn_probes(tmp_path):
+    """Five solved by `kvarn solve`, probed from Python: the start and a position along a
+    game, each move's value as `kvarn probe` prints it."""
+    db = tmp_path / "five"
+    env = {**os.environ, "RUST_BACKTRACE": "0"}
+    subprocess.run([kvarn_binary(), "solve", "--variant", "five", "--out", str(db)], check=True, capture_output=True, env=env)
+    rules = kvarn.Rules("five")
+    tables = kvarn.Tables(str(db), rules)
+    game = kvarn.Game(rules)
+    rng = random.Random(3)
+    for _ in range(12):
+        if game.is_over:
+            break
+        position = game.position_string()
+        value, moves = tables.probe(position)
+        assert sorted(moves) == sorted(game.legal_moves())
+        printed = subprocess.run(
+            [kvarn_binary(), "probe", "--variant", "five", "--db", str(db), position],
+            check=True, capture_output=True, text=True, env=env,
+        ).stdout.splitlines()
+        assert printed[1].split(": ")[1].startswith(value)
+        for line in printed[2:]:
+            move, said = line.split(None, 1)
+            assert said.startswith({"win": "win", "draw": "draw", "loss": "loss"}[moves[move]]), line
+        game.play(rng.choice(game.legal_moves()))
+    with pytest.raises(kvarn.KvarnError):
+        kvarn.Tables(str(tmp_path / "nothing"), rules)

@@ -1,0 +1,71 @@
+//! `kvarn.Tables`: exact values from the solver's tables (`kvarn solve`; Nine's whole
+//! tables from scripts/solve-nine.sh).
+
+use std::time::Duration;
+
+use kvarn_game::{Outcome, Position};
+use kvarn_solver::tables::ExactTables;
+use pyo3::prelude::*;
+
+use crate::game::Rules;
+use crate::refused;
+
+/// The tables in a folder, for `rules`: `Tables("db/six", Rules("six"))`.
+#[pyclass(frozen, module = "kvarn")]
+pub struct Tables {
+    rules: kvarn_game::Rules,
+    tables: ExactTables,
+}
+
+fn name(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Win => "win",
+        Outcome::Draw => "draw",
+        Outcome::Loss => "loss",
+    }
+}
+
+#[pymethods]
+impl Tables {
+    #[new]
+    #[pyo3(signature = (path, rules, hash_mib = 1024))]
+    fn new(
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        rules: PyRef<'_, Rules>,
+        hash_mib: usize,
+    ) -> PyResult<Tables> {
+        let rules = rules.0;
+        let tables = py
+            .detach(|| ExactTables::open(&path, rules, hash_mib << 20))
+            .map_err(refused)?;
+        Ok(Tables { rules, tables })
+    }
+
+    /// The exact value (`win`, `draw` or `loss` for the player to move) of a position
+    /// (`startpos`, a position string or a FEN) and of each legal move: `(value, {move:
+    /// value})`. `None` where the tables do not reach it, or the placing search ran past
+    /// `time_limit` seconds.
+    #[pyo3(signature = (position, time_limit = None))]
+    fn probe(
+        &self,
+        py: Python<'_>,
+        position: &str,
+        time_limit: Option<f64>,
+    ) -> PyResult<Option<(String, std::collections::BTreeMap<String, String>)>> {
+        let pos = Position::from_text(&self.rules, position).map_err(refused)?;
+        let limit = match time_limit {
+            Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
+            Some(t) => return Err(refused(format!("time_limit {t}: seconds above 0"))),
+            None => None,
+        };
+        let values = py.detach(|| self.tables.values(&pos, limit));
+        Ok(values.map(|(v, moves)| {
+            let moves = moves
+                .into_iter()
+                .map(|(m, o)| (m.to_string(), name(o).to_string()))
+                .collect();
+            (name(v).to_string(), moves)
+        }))
+    }
+}
