@@ -2,6 +2,7 @@
 //! under them with the referee's legal moves, status, notation and position strings.
 
 use kvarn_game::{Move, Position, SYMMETRY_COUNT};
+use numpy::PyArray1;
 use pyo3::prelude::*;
 
 use crate::refused;
@@ -236,6 +237,31 @@ impl Game {
                     .to_position_string(rules)
             })
             .collect()
+    }
+
+    /// The network's input for the current position (`float32[input_len]`, the encoding
+    /// of Kvarn's models, from the player to move's side).
+    fn observation<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
+        let rules = self.0.rules();
+        let mut out = vec![0f32; kvarn_game::encoding::input_len(rules)];
+        kvarn_game::encoding::encode_position(
+            rules,
+            self.0.position(),
+            self.0.occurrences(),
+            &mut out,
+        );
+        PyArray1::from_vec(py, out)
+    }
+
+    /// The legal actions as a mask (`bool[actions]`).
+    fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        let rules = self.0.rules();
+        let space = kvarn_game::ActionSpace::new(rules);
+        let mut mask = vec![false; space.len()];
+        if !self.0.status().is_over() {
+            space.legal_mask(rules, self.0.position(), &mut mask);
+        }
+        PyArray1::from_vec(py, mask)
     }
 
     /// The game as it stands, a copy.
