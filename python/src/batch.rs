@@ -5,8 +5,8 @@
 use numpy::{PyArray1, PyReadonlyArray1, PyReadwriteArray2};
 use pyo3::prelude::*;
 
+use crate::error::refused;
 use crate::game::Rules;
-use crate::refused;
 
 /// `games` games under `rules`, from the start position (or `position`).
 #[pyclass(module = "kvarn")]

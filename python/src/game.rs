@@ -5,7 +5,7 @@ use kvarn_game::{Move, Position, SYMMETRY_COUNT};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
-use crate::refused;
+use crate::error::refused;
 
 /// A variant and its rule switches (`docs/RULES.md`): `Rules("nine")`,
 /// `Rules("six", flying=False)`, `Rules("nine", no_capture_limit=None)`.

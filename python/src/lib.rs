@@ -6,24 +6,13 @@
 use pyo3::prelude::*;
 
 mod batch;
+mod error;
 mod game;
 mod tables;
 
-pyo3::create_exception!(
-    kvarn,
-    KvarnError,
-    pyo3::exceptions::PyValueError,
-    "Kvarn refused something: an illegal move, a position that does not read, a wrong shape."
-);
-
-/// Any of Kvarn's errors as a `KvarnError` with its message.
-pub(crate) fn refused(e: impl std::fmt::Display) -> PyErr {
-    KvarnError::new_err(e.to_string())
-}
-
 #[pymodule]
 fn _kvarn(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("KvarnError", m.py().get_type::<KvarnError>())?;
+    m.add("KvarnError", m.py().get_type::<error::KvarnError>())?;
     m.add_class::<game::Rules>()?;
     m.add_class::<game::Game>()?;
     m.add_class::<batch::BatchSim>()?;

@@ -7,8 +7,8 @@ use kvarn_game::{Outcome, Position};
 use kvarn_solver::tables::ExactTables;
 use pyo3::prelude::*;
 
+use crate::error::refused;
 use crate::game::Rules;
-use crate::refused;
 
 /// The tables in a folder, for `rules`: `Tables("db/six", Rules("six"))`.
 #[pyclass(frozen, module = "kvarn")]

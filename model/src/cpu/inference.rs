@@ -10,8 +10,8 @@ use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
 
 use super::kernels::{self, Product};
+use super::packed::{Operand, PackedWeights};
 use super::precision::{Precision, PrecisionError};
-use super::reduced::{Operand, PackedWeights};
 use crate::mlp::ResidualMlp;
 
 /// One dense layer: `out = in · w + b`, `w` stored `[in, out]`.

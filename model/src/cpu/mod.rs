@@ -11,29 +11,14 @@
 //! burn stays the path for other networks and for GPUs, and tests check this path
 //! against burn's forward pass, gradients and AdamW updates.
 
-#[cfg(target_arch = "x86_64")]
 mod amx;
 mod inference;
 pub mod kernels;
+mod packed;
 mod precision;
 mod reduced;
 mod training;
 mod vnni;
-
-/// No AMX off x86-64.
-#[cfg(not(target_arch = "x86_64"))]
-mod amx {
-    use super::reduced::PackedWeights;
-
-    pub(crate) fn available() -> bool {
-        false
-    }
-
-    /// Never called: [`available`] is false.
-    pub(super) unsafe fn multiply(_: &PackedWeights, _: usize, _: &[u8], _: &mut [f32]) {
-        unreachable!("AMX off x86-64")
-    }
-}
 
 pub use inference::CpuMlp;
 pub use kernels::KernelPath;

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::reduced::Operand;
+use super::packed::Operand;
 
 /// The precision of the matrix products of inference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -125,7 +125,7 @@ impl std::fmt::Display for Precision {
 pub mod request {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    use super::Precision;
+    use crate::cpu::precision::Precision;
 
     /// Writes `auto` or the forced precision's name.
     ///

@@ -9,7 +9,7 @@ use std::arch::x86_64::{
     _mm512_storeu_si512,
 };
 
-use super::reduced::{BLOCK, PackedWeights, ROW_BYTES};
+use super::packed::{BLOCK, PackedWeights, ROW_BYTES};
 
 /// Rows of the output a step computes (with two registers of 16 columns each: 16
 /// accumulators).

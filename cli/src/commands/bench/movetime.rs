@@ -40,7 +40,7 @@ pub fn run(args: &MovetimeArgs) -> anyhow::Result<()> {
     );
     let budget = Duration::from_millis(args.movetime);
     let mut over: Vec<f64> = Vec::with_capacity(args.positions);
-    for game in super::varied_positions(rules, args.positions, args.seed, 60) {
+    for game in super::positions::varied_positions(rules, args.positions, args.seed, 60) {
         let t = Instant::now();
         agent.choose(&game)?;
         over.push((t.elapsed().as_secs_f64() - budget.as_secs_f64()) * 1e3);

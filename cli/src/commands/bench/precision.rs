@@ -49,7 +49,7 @@ pub fn run(args: &PrecisionArgs) -> anyhow::Result<()> {
     let (network, _) = file::load(&args.model, &device)
         .with_context(|| format!("loading {}", args.model.display()))?;
     let rules = *network.rules();
-    let games = super::varied_positions(rules, args.positions, args.seed, 120);
+    let games = super::positions::varied_positions(rules, args.positions, args.seed, 120);
     let (features, masks) = encode(&games);
     let reference = evaluate(&network, Precision::F32, &features, args.batch, games.len())?;
     outln!(
