@@ -196,7 +196,7 @@ export class Game {
     const m = typeof move === "string" ? this.parse(move) : move;
     const name = this.name(m);
     if (!this.legalMoves().some((x) => this.name(x) === name)) {
-      throw new Error(this.status().over ? `the game is over (${this.status().reason})` : `${name} is not legal here`);
+      throw new Error(`illegal move ${name}: ${whyIllegal(this, m)}`);
     }
     const pos = this.position.clone();
     pos.play(this.rules, m);
@@ -234,4 +234,106 @@ export class Game {
   moves() {
     return this.frames.slice(1).map((f) => this.name(f.move));
   }
+
+  /** Whether the position now repeats one at or after decision `ply` (Kvarn's
+   * `Game::twofold_since`): a search from `ply` may score it as the draw it can become. */
+  twofoldSince(ply) {
+    if (!this.rules.repetition) return false;
+    const key = this.top.key;
+    for (let i = Math.max(ply, 0); i < this.frames.length - 1; i++) if (this.frames[i].key === key) return true;
+    return false;
+  }
 }
+
+const COLOUR = ["white", "black"];
+const VARIANT = { nine: "Nine Men's Morris", six: "Six Men's Morris", five: "Five Men's Morris" };
+
+/** The game's end in Kvarn's words (`Status`'s display in game/src/status.rs). */
+export function statusText(status) {
+  if (!status.over) return "ongoing";
+  if (status.winner == null) {
+    return status.reason === "repetition" ? "draw by threefold repetition" : "draw: no man removed within the limit";
+  }
+  const winner = COLOUR[status.winner];
+  const loser = COLOUR[1 - status.winner];
+  return status.reason === "too_few_men" ? `${winner} wins: ${loser} has fewer than three men` : `${winner} wins: ${loser} cannot move`;
+}
+
+/**
+ * Why `move` may not be played in `game`, in the words of Kvarn's referee
+ * (`Game::check_move` and `Position::check_move` in game/src), or null where it is legal:
+ * the page's refusals say what `kvarn moves` says of the same move.
+ */
+export function whyIllegal(game, move) {
+  const rules = game.rules;
+  const status = game.status();
+  if (status.over) return `the game is over (${statusText(status)})`;
+  const pos = game.position;
+  const p = rules.points;
+  const us = COLOUR[pos.side];
+  const them = COLOUR[1 - pos.side];
+  const bit = (i) => 1 << i;
+  const occupied = pos.men[0] | pos.men[1];
+  const removable = () => {
+    const opp = pos.men[1 - pos.side];
+    const free = opp & ~rules.inMills(opp);
+    return free || opp;
+  };
+  if (pos.pending && move.kind !== "remove") {
+    const first = indices(removable())[0];
+    return `${us} closed a mill and must first remove a ${them} man (e.g. x${first === undefined ? "?" : p[first]})`;
+  }
+  if (move.kind === "remove") {
+    if (!pos.pending) return "no mill was closed, so there is nothing to remove";
+    if (!(pos.men[1 - pos.side] & bit(move.from))) return `${p[move.from]} holds no ${them} man`;
+    if (!(removable() & bit(move.from))) return `${p[move.from]} stands in a ${them} mill and ${them} has men outside mills`;
+    return null;
+  }
+  if (move.kind === "place") {
+    if (pos.hand[pos.side] === 0) {
+      const first = firstInKvarnsOrder(rules, pos);
+      return `${us} has no men in hand and must move a man${first ? ` (e.g. ${game.name(first)})` : ""}`;
+    }
+    if (occupied & bit(move.to)) return `${p[move.to]} is occupied`;
+    return null;
+  }
+  if (pos.hand[pos.side] > 0) return `${us} still has ${pos.hand[pos.side]} men in hand and must place one`;
+  if (!(pos.men[pos.side] & bit(move.from))) return `${p[move.from]} holds no ${us} man`;
+  if (occupied & bit(move.to)) return `${p[move.to]} is occupied`;
+  if (!(rules.adjacency[move.from] & bit(move.to)) && !pos.canFly(rules, pos.side)) {
+    const why = !rules.flying ? "flying is off" : `${us} has ${count(pos.men[pos.side])} men, not three`;
+    return `${p[move.from]} and ${p[move.to]} are not joined by a line, and ${us} may not fly (${why})`;
+  }
+  return null;
+}
+
+/** Where a point sits for Kvarn's move order: its ring (0 the outer) and its place on the
+ * ring, clockwise from the top-left corner. */
+function ringPlace(name) {
+  const dx = name.charCodeAt(0) - 100;
+  const dy = Number(name.slice(1)) - 4;
+  const ring = 3 - Math.max(Math.abs(dx), Math.abs(dy));
+  const places = { "-1,1": 0, "0,1": 1, "1,1": 2, "1,0": 3, "1,-1": 4, "0,-1": 5, "-1,-1": 6, "-1,0": 7 };
+  return { ring, place: places[`${Math.sign(dx)},${Math.sign(dy)}`] };
+}
+
+/** The first legal decision in the order Kvarn lists them (`Position::legal_moves`): for
+ * slides, direction by direction (clockwise, counter-clockwise, inward, outward), each by
+ * point; otherwise the page's order, which is Kvarn's. */
+function firstInKvarnsOrder(rules, pos) {
+  const moves = pos.legalMoves(rules);
+  if (!moves.length || moves[0].kind !== "shift" || pos.canFly(rules, pos.side)) return moves[0];
+  const dir = (m) => {
+    const a = ringPlace(rules.points[m.from]);
+    const b = ringPlace(rules.points[m.to]);
+    if (a.ring === b.ring) return b.place === (a.place + 1) % 8 ? 0 : 1;
+    return b.ring > a.ring ? 2 : 3;
+  };
+  return moves.reduce((best, m) => {
+    const d = dir(m) - dir(best);
+    return d < 0 || (d === 0 && m.from < best.from) ? m : best;
+  });
+}
+
+/** The variant's full name, as Kvarn writes it. */
+export const variantName = (rules) => VARIANT[rules.variant] ?? rules.variant;

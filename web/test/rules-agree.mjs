@@ -1,12 +1,14 @@
 // The page's rules against Kvarn's: seeded random games by the page's rules, and at every
 // ply its legal moves and status compared with `kvarn moves --stdin` on the same move
-// list. Exits non-zero on the first difference, naming the game and the moves.
+// list; at every ply too a random decision (a placement, slide, flight or removal, legal or
+// not) whose refusal reason by the page (`whyIllegal`) must be the referee's word for word.
+// Exits non-zero on a difference, naming the game and the moves.
 //
 //   node web/test/rules-agree.mjs MODEL-CARD.json KVARN [GAMES] [SEED]
 
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { Game, Rules } from "../src/rules.js";
+import { Game, Rules, whyIllegal } from "../src/rules.js";
 
 const [cardPath, kvarn, gamesArg = "300", seedArg = "1"] = process.argv.slice(2);
 if (!cardPath || !kvarn) {
@@ -39,6 +41,14 @@ for (let g = 0; g < games; g++) {
     const s = game.status();
     lines.push(game.moves().join(" "));
     expected.push({ game: g, legal, status: statusName(s), reason: s.over ? s.reason : null });
+    // A random decision of a random kind, named as Kvarn names it.
+    const point = () => Math.floor(random() * rules.n);
+    const kind = ["place", "shift", "remove"][Math.floor(random() * 3)];
+    const candidate = kind === "place" ? { kind, to: point() } : kind === "remove" ? { kind, from: point() } : { kind, from: point(), to: point() };
+    if (kind !== "shift" || candidate.from !== candidate.to) {
+      lines.push(`${game.moves().join(" ")} ${game.name(candidate)}`.trim());
+      expected.push({ game: g, move: game.name(candidate), refusal: whyIllegal(game, candidate) });
+    }
     if (legal.length === 0) break;
     game.play(game.legalMoves()[Math.floor(random() * legal.length)]);
   }
@@ -59,8 +69,20 @@ if (answers.length !== lines.length) {
   process.exit(1);
 }
 let differences = 0;
+let refusals = 0;
 answers.forEach((a, i) => {
   const e = expected[i];
+  if ("refusal" in e) {
+    // Kvarn: `move N (`m`): illegal move m: REASON`, or the position after a legal move.
+    const said = a.error ? a.error.slice(a.error.indexOf(`illegal move ${e.move}: `) + `illegal move ${e.move}: `.length) : null;
+    if (a.error && !a.error.includes(`illegal move ${e.move}: `)) {
+      if (differences++ < 5) console.error(`game ${e.game}, moves "${lines[i]}": kvarn refused otherwise: ${a.error}`);
+      return;
+    }
+    if (said) refusals++;
+    if (said !== e.refusal && differences++ < 5) console.error(`game ${e.game}, moves "${lines[i]}":\n  page:  ${e.refusal}\n  kvarn: ${said}`);
+    return;
+  }
   const legal = [...a.legal].sort();
   const same = a.status === e.status && (a.reason ?? null) === e.reason && legal.join() === e.legal.join();
   if (!same && differences++ < 5) {
@@ -69,5 +91,6 @@ answers.forEach((a, i) => {
 });
 const ends = {};
 for (const e of expected) if (e.reason) ends[e.reason] = (ends[e.reason] || 0) + 1;
-console.log(`${r.variant} (flying ${r.flying ? "on" : "off"}): ${games} games, ${lines.length} positions, ends ${JSON.stringify(ends)}, ${differences} differences`);
+const positions = expected.filter((e) => !("refusal" in e)).length;
+console.log(`${r.variant} (flying ${r.flying ? "on" : "off"}): ${games} games, ${positions} positions, ends ${JSON.stringify(ends)}, ${refusals} refusals compared, ${differences} differences`);
 process.exit(differences === 0 ? 0 : 1);
