@@ -10,6 +10,21 @@ use common::{kvarn, ok_in};
 #[path = "../../testing/paths.rs"]
 mod paths;
 
+/// `kvarn analyze` of Six with `agent` on `input`, then `extra`.
+fn analyze<'a>(agent: &'a str, input: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "analyze",
+        "--variant",
+        "six",
+        "--agent",
+        agent,
+        "--input",
+        input,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 /// Every legal move of every position of the held-out Six set, as a one-move game, is
 /// marked as keeping the value exactly where the set lists it among the value-keeping
 /// moves: 0 mismatches, and no move unknown.
@@ -61,21 +76,11 @@ fn marks_agree_with_the_held_out_sets_value_keeping_moves() {
     let agent = format!("net:model={},simulations=1,symmetries=1", model.display());
     ok_in(
         dir.path(),
-        &[
-            "analyze",
-            "--variant",
-            "six",
-            "--agent",
+        &analyze(
             &agent,
-            "--input",
             "in.jsonl",
-            "--db",
-            "six",
-            "--out",
-            "out.jsonl",
-            "--lines",
-            "1",
-        ],
+            &["--db", "six", "--out", "out.jsonl", "--lines", "1"],
+        ),
     );
     let out = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
     let mut checked = 0;
@@ -106,17 +111,7 @@ fn a_game_is_reviewed_with_a_graph_and_a_report_and_bad_input_is_refused() {
     .unwrap();
     let out = ok_in(
         dir.path(),
-        &[
-            "analyze",
-            "--variant",
-            "six",
-            "--agent",
-            &agent,
-            "--input",
-            "in.jsonl",
-            "--report",
-            "rep",
-        ],
+        &analyze(&agent, "in.jsonl", &["--report", "rep"]),
     );
     let lines: Vec<serde_json::Value> = out
         .lines()
@@ -140,33 +135,12 @@ fn a_game_is_reviewed_with_a_graph_and_a_report_and_bad_input_is_refused() {
             .contains("accuracy")
     );
     std::fs::write(dir.path().join("bad.jsonl"), "{\"moves\": \"b6 b6\"}\n").unwrap();
-    let (ok, _, err) = common::kvarn_in(
-        dir.path(),
-        &[
-            "analyze",
-            "--variant",
-            "six",
-            "--agent",
-            &agent,
-            "--input",
-            "bad.jsonl",
-        ],
-    );
+    let (ok, _, err) = common::kvarn_in(dir.path(), &analyze(&agent, "bad.jsonl", &[]));
     assert!(
         !ok && err.contains("bad.jsonl line 1") && err.contains("b6 b6"),
         "{err}"
     );
-    let (ok, _, err) = common::kvarn_in(
-        dir.path(),
-        &[
-            "analyze",
-            "--variant",
-            "six",
-            "--agent",
-            &format!("{agent},movetime=100"),
-            "--input",
-            "in.jsonl",
-        ],
-    );
+    let timed = format!("{agent},movetime=100");
+    let (ok, _, err) = common::kvarn_in(dir.path(), &analyze(&timed, "in.jsonl", &[]));
     assert!(!ok && err.contains("movetime"), "{err}");
 }

@@ -8,7 +8,7 @@ use indicatif::ProgressBar;
 use kvarn_game::ENCODING_VERSION;
 use kvarn_model::{Inference, InferencePath, Network};
 use kvarn_selfplay::{
-    Backend, BankSampling, BranchPool, Endgame, ExactSampling, SampleSource, SelfPlayJob,
+    Backend, BankSampling, BranchPool, Endgame, ExactSampling, Sample, SampleSource, SelfPlayJob,
     SelfPlayStats, ShardHeader, write_shard,
 };
 
@@ -190,17 +190,7 @@ fn exact_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
     };
     let seed = kvarn_game::seeds::derive(config.seed, stream::EXACT_SAMPLES, u64::from(g));
     let samples = sampling.samples(seed, n)?;
-    let header = ShardHeader {
-        encoding_version: ENCODING_VERSION,
-        rules: config.rules,
-        games: 0,
-        samples: samples.len() as u64,
-        game_list: Vec::new(),
-        model: "endgame databases".into(),
-        source: SampleSource::Databases,
-        seed: Some(seed),
-    };
-    write_shard(&path, &header, &samples)?;
+    write_exact_shard(config, &path, "endgame databases".into(), seed, &samples)?;
     tracing::info!(
         generation = g,
         samples = samples.len(),
@@ -208,6 +198,29 @@ fn exact_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
         seconds = began.elapsed().as_secs_f64(),
         "exact samples written"
     );
+    Ok(())
+}
+
+/// Writes exact samples drawn with `seed` from `model` (the tables or the bank they came
+/// from) as a shard of no games.
+fn write_exact_shard(
+    config: &RunConfig,
+    path: &Path,
+    model: String,
+    seed: u64,
+    samples: &[Sample],
+) -> Result<(), RunError> {
+    let header = ShardHeader {
+        encoding_version: ENCODING_VERSION,
+        rules: config.rules,
+        games: 0,
+        samples: samples.len() as u64,
+        game_list: Vec::new(),
+        model,
+        source: SampleSource::Databases,
+        seed: Some(seed),
+    };
+    write_shard(path, &header, samples)?;
     Ok(())
 }
 
@@ -261,17 +274,8 @@ fn bank_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
         .path
         .as_ref()
         .map(|p| p.display().to_string());
-    let header = ShardHeader {
-        encoding_version: ENCODING_VERSION,
-        rules: config.rules,
-        games: 0,
-        samples: samples.len() as u64,
-        game_list: Vec::new(),
-        model: format!("sample bank {}", source.unwrap_or_default()),
-        source: SampleSource::Databases,
-        seed: Some(seed),
-    };
-    write_shard(&path, &header, &samples)?;
+    let model = format!("sample bank {}", source.unwrap_or_default());
+    write_exact_shard(config, &path, model, seed, &samples)?;
     tracing::info!(
         generation = g,
         samples = samples.len(),
