@@ -3,6 +3,8 @@
 
 use plotters::prelude::*;
 
+use crate::chart::{self, Frame, failed};
+
 /// One player on the plot.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LadderPoint {
@@ -54,28 +56,18 @@ pub fn ladder_svg(title: &str, points: &[LadderPoint]) -> Result<String, String>
     };
     let pad = (x1 - x0) * 0.03;
     let (y0, y1) = y_range(points);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
-        let e = |e: DrawingAreaErrorKind<_>| e.to_string();
-        root.fill(&WHITE).map_err(e)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 22))
-            .margin(16)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d((x0 - pad)..(x1 + pad), y0..y1)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .x_desc("generation")
-            .y_desc("Elo (95% interval)")
-            // Whole generations: at most one tick per generation.
-            .x_labels(((x1 - x0) as usize + 1).clamp(2, 12))
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:.0}"))
-            .draw()
-            .map_err(e)?;
+    let frame = Frame {
+        title,
+        size: (960, 540),
+        x: (x0 - pad)..(x1 + pad),
+        y: y0..y1,
+        x_desc: "generation",
+        y_desc: "Elo (95% interval)",
+        // Whole generations: at most one label per generation.
+        whole_labels: Some(((x1 - x0) as usize + 1).clamp(2, 12)),
+        legend: Some(SeriesLabelPosition::LowerRight),
+    };
+    chart::svg(&frame, |chart| {
         for (i, b) in baselines.iter().enumerate() {
             let color = Palette99::pick(i + 1).to_rgba();
             chart
@@ -83,7 +75,7 @@ pub fn ladder_svg(title: &str, points: &[LadderPoint]) -> Result<String, String>
                     [(x0 - pad, b.elo), (x1 + pad, b.elo)],
                     color.stroke_width(1),
                 ))
-                .map_err(e)?
+                .map_err(failed)?
                 .label(format!("{} ({:.0})", b.label, b.elo))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
         }
@@ -94,7 +86,7 @@ pub fn ladder_svg(title: &str, points: &[LadderPoint]) -> Result<String, String>
         let blue = BLUE.stroke_width(2);
         chart
             .draw_series(LineSeries::new(line.clone(), blue))
-            .map_err(e)?
+            .map_err(failed)?
             .label("models")
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], blue));
         let cap = (x1 - x0 + 2.0 * pad) * 0.006;
@@ -106,20 +98,12 @@ pub fn ladder_svg(title: &str, points: &[LadderPoint]) -> Result<String, String>
                 PathElement::new(vec![(x - cap, p.high), (x + cap, p.high)], BLUE),
             ]
         });
-        chart.draw_series(bars).map_err(e)?;
+        chart.draw_series(bars).map_err(failed)?;
         chart
             .draw_series(line.iter().map(|&p| Circle::new(p, 3, BLUE.filled())))
-            .map_err(e)?;
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()
-            .map_err(e)?;
-        root.present().map_err(e)?;
-    }
-    Ok(svg)
+            .map_err(failed)?;
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@
 
 pub mod bench;
 pub mod binding;
+pub mod chart;
 pub mod checkpoint;
 pub mod cluster;
 pub mod config;

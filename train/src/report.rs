@@ -10,6 +10,7 @@ use std::path::Path;
 use kvarn_storage::write_atomically;
 use plotters::prelude::*;
 
+use crate::chart::{self, Frame, failed};
 use crate::error::RunError;
 use crate::manifest::{GenerationRecord, Manifest, Opponent};
 use crate::metric::{Metric, metrics_of};
@@ -264,52 +265,33 @@ pub fn strength_svg(config: &RunConfig, history: &[GenerationRecord]) -> Result<
         }
     }
     let last = history.last().map_or(1, |r| r.generation).max(1);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
-        let e = |e: DrawingAreaErrorKind<_>| e.to_string();
-        root.fill(&WHITE).map_err(e)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("Kvarn: strength by generation ({})", config.rules),
-                ("sans-serif", 22),
-            )
-            .margin(16)
-            .x_label_area_size(40)
-            .y_label_area_size(50)
-            .build_cartesian_2d(0f64..f64::from(last), 0f64..1f64)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .x_desc("generation")
-            .y_desc("score or share")
-            .draw()
-            .map_err(e)?;
+    let title = format!("Kvarn: strength by generation ({})", config.rules);
+    let frame = Frame {
+        title: &title,
+        size: (960, 540),
+        x: 0f64..f64::from(last),
+        y: 0f64..1f64,
+        x_desc: "generation",
+        y_desc: "score or share",
+        whole_labels: None,
+        legend: (!series.is_empty()).then_some(SeriesLabelPosition::LowerRight),
+    };
+    chart::svg(&frame, |chart| {
         for (i, (name, points)) in series.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             chart
                 .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
-                .map_err(e)?
+                .map_err(failed)?
                 .label(name.as_str())
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
                 });
             chart
                 .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(e)?;
+                .map_err(failed)?;
         }
-        if !series.is_empty() {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::LowerRight)
-                .draw()
-                .map_err(e)?;
-        }
-        root.present().map_err(e)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// Writes the three files into the run folder.

@@ -451,34 +451,28 @@ fn value_graph(
     title: &str,
     points: &[(usize, Color, Mark, f32, Option<Outcome>)],
 ) -> Result<String, String> {
+    use kvarn_train::chart::{self, Frame, failed};
     use plotters::prelude::*;
     let x1 = points.last().map_or(1, |p| p.0 + 1) as f64;
     let x0 = points.first().map_or(0, |p| p.0) as f64;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (960, 400)).into_drawing_area();
-        let e = |e: DrawingAreaErrorKind<_>| e.to_string();
-        root.fill(&WHITE).map_err(e)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(48)
-            .build_cartesian_2d(x0..x1.max(x0 + 1.0), -1.05f64..1.05)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .x_desc("ply")
-            .y_desc("expected score for White")
-            .draw()
-            .map_err(e)?;
+    let frame = Frame {
+        title,
+        size: (960, 400),
+        x: x0..x1.max(x0 + 1.0),
+        y: -1.05f64..1.05,
+        x_desc: "ply",
+        y_desc: "expected score for White",
+        whole_labels: None,
+        legend: Some(SeriesLabelPosition::LowerLeft),
+    };
+    chart::svg(&frame, |chart| {
         let line: Vec<(f64, f64)> = points
             .iter()
             .map(|p| (p.0 as f64, f64::from(p.3)))
             .collect();
         chart
             .draw_series(LineSeries::new(line, BLUE.stroke_width(2)))
-            .map_err(e)?
+            .map_err(failed)?
             .label("model")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
         let exact = points
@@ -486,7 +480,7 @@ fn value_graph(
             .filter_map(|p| p.4.map(|o| (p.0 as f64, f64::from(o.score()))));
         chart
             .draw_series(exact.map(|p| Circle::new(p, 3, BLACK.filled())))
-            .map_err(e)?
+            .map_err(failed)?
             .label("exact value")
             .legend(|(x, y)| Circle::new((x + 10, y), 3, BLACK.filled()));
         let blunders = points.iter().filter(|p| matches!(p.2, Mark::Blunder(..)));
@@ -494,17 +488,9 @@ fn value_graph(
             .draw_series(
                 blunders.map(|p| Circle::new((p.0 as f64, f64::from(p.3)), 7, RED.stroke_width(2))),
             )
-            .map_err(e)?
+            .map_err(failed)?
             .label("blunder")
             .legend(|(x, y)| Circle::new((x + 10, y), 6, RED.stroke_width(2)));
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerLeft)
-            .draw()
-            .map_err(e)?;
-        root.present().map_err(e)?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
