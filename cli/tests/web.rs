@@ -163,11 +163,97 @@ fn the_pages_network_gives_kvarns_outputs() {
     println!("{text}");
 }
 
+#[test]
+fn the_pages_player_plays_the_settings_its_model_was_measured_with() {
+    if !have_node() {
+        return;
+    }
+    // Six records its measured player (LCB choice, 16 symmetric images, twofold draws);
+    // Nine records none.
+    for name in ["six", "nine"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join(name);
+        export(&repo().join(format!("models/{name}.kvmodel")), "onnx", &out);
+        println!("{}", node_script("player.mjs", &[out.as_os_str()]));
+    }
+}
+
 /// The shipped Nine model exported as a web site into `dir`.
 fn shipped_site(dir: &Path) -> PathBuf {
     let site = dir.join("site");
     export(&repo().join("models/nine.kvmodel"), "web", &site);
     site
+}
+
+/// `kvarn export` with `extra` arguments after `--format FORMAT --out OUT`; its output.
+fn export_with(format: &str, out: &Path, models: &[PathBuf]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kvarn"));
+    command
+        .args(["export", "--format", format, "--out"])
+        .arg(out)
+        .arg("--ort-dist")
+        .arg(repo().join("web/node_modules/onnxruntime-web/dist"));
+    for m in models {
+        command.arg("--model").arg(m);
+    }
+    command.output().unwrap()
+}
+
+#[test]
+fn one_site_holds_several_models_with_a_manifest() {
+    if !have_node() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let models = [
+        repo().join("models/nine.kvmodel"),
+        repo().join("models/six.kvmodel"),
+    ];
+    let site = dir.path().join("site");
+    let done = export_with("web", &site, &models);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("models.json")).unwrap()).unwrap();
+    let entries = manifest["models"].as_array().unwrap();
+    let names: Vec<&str> = entries
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["nine", "six"], "{manifest}");
+    for (entry, variant) in entries.iter().zip(["nine", "six"]) {
+        let folder = site.join(entry["dir"].as_str().unwrap());
+        let card: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(folder.join("model-card.json")).unwrap())
+                .unwrap();
+        assert_eq!(card["rules"]["variant"], variant);
+        assert_eq!(entry["variant"], variant);
+        assert!(folder.join("model.onnx").is_file());
+    }
+    assert!(site.join("src/worker.js").is_file() && site.join("index.html").is_file());
+
+    // One model: beside the page, the manifest naming the site's own folder.
+    let one = dir.path().join("one");
+    assert!(export_with("web", &one, &models[..1]).status.success());
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(one.join("models.json")).unwrap()).unwrap();
+    assert_eq!(manifest["models"][0]["dir"], ".");
+    assert!(one.join("model-card.json").is_file());
+
+    // Several models are for the web site only, and two of one name are refused.
+    let refused = export_with("onnx", &dir.path().join("onnx"), &models);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("only --format web takes several"));
+    let twice = export_with(
+        "web",
+        &dir.path().join("twice"),
+        &[models[0].clone(), models[0].clone()],
+    );
+    assert!(!twice.status.success());
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("two models are named nine"));
 }
 
 #[test]
@@ -191,28 +277,61 @@ fn the_pages_search_beats_its_raw_policy_over_200_games() {
     assert!(score >= 60.0, "{text}");
 }
 
+/// Checks a game the page played: every move legal by Kvarn's rules, and the game ended
+/// as the page says.
+fn check_game(game: &serde_json::Value, rules: Rules) {
+    let mut kvarn = Game::new(rules);
+    kvarn
+        .play_text(game["moves"].as_str().unwrap())
+        .unwrap_or_else(|e| panic!("{e}: {game}"));
+    assert_eq!(
+        kvarn.status().result_name(),
+        game["result"].as_str().unwrap(),
+        "{game}"
+    );
+}
+
 #[test]
-fn a_whole_game_against_the_shipped_model_by_clicks_in_headless_chromium() {
-    if !have_node() || !outside::chromium_present() {
+fn the_page_in_headless_chromium_at_desktop_and_phone_sizes() {
+    if !outside::node_with(
+        &repo().join("web"),
+        &["onnxruntime-web", "playwright-core", "axe-core"],
+    ) || !outside::chromium_present()
+    {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let site = shipped_site(dir.path());
-    let shot = dir.path().join("page.png");
-    let text = node_script("browser.mjs", &[site.as_os_str(), shot.as_os_str()]);
-    let line = text.lines().rev().find(|l| l.starts_with('{')).unwrap();
-    let played: serde_json::Value = serde_json::from_str(line).unwrap();
-    // Every move the page showed is legal by Kvarn's rules, and the game ended as it says.
-    let mut game = Game::new(Rules::new(Variant::Nine));
-    game.play_text(played["moves"].as_str().unwrap())
-        .unwrap_or_else(|e| panic!("{e}: {played}"));
-    assert_eq!(
-        game.status().result_name(),
-        played["result"].as_str().unwrap(),
-        "{played}"
-    );
+    let site = dir.path().join("site");
+    let models = [
+        repo().join("models/nine.kvmodel"),
+        repo().join("models/six.kvmodel"),
+    ];
+    let done = export_with("web", &site, &models);
     assert!(
-        std::fs::metadata(&shot).unwrap().len() > 10_000,
-        "no screenshot"
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
     );
+    let shots = dir.path().join("shots");
+    std::fs::create_dir(&shots).unwrap();
+    let kvarn = Path::new(env!("CARGO_BIN_EXE_kvarn"));
+    let text = node_script(
+        "browser.mjs",
+        &[site.as_os_str(), kvarn.as_os_str(), shots.as_os_str()],
+    );
+    let line = text.lines().rev().find(|l| l.starts_with('{')).unwrap();
+    let figures: serde_json::Value = serde_json::from_str(line).unwrap();
+    println!("{figures}");
+    // A game by clicks at the desktop size and one by the keyboard at the phone size.
+    let nine = Rules::new(Variant::Nine);
+    check_game(&figures["clicked_game"], nine);
+    check_game(&figures["keyboard_game"], nine);
+    assert!(figures["undo_while_thinking_ms"].as_f64().unwrap() < 100.0);
+    assert!(figures["phone_smallest_point_px"].as_f64().unwrap() >= 44.0);
+    for shot in ["web-desktop.png", "web-phone.png"] {
+        assert!(
+            std::fs::metadata(shots.join(shot)).unwrap().len() > 10_000,
+            "no screenshot {shot}"
+        );
+    }
 }

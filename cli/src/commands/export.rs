@@ -11,9 +11,11 @@ use kvarn_model::{DeviceChoice, file};
 /// Arguments of `kvarn export`.
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// The model file (`.kvmodel` or `.safetensors`).
-    #[arg(long)]
-    model: PathBuf,
+    /// The model file (`.kvmodel` or `.safetensors`). With `--format web` it may be given
+    /// more than once (`--model nine.kvmodel --model six.kvmodel`): one site then holds
+    /// every model, each in a folder named after its file, and the page offers a choice.
+    #[arg(long, required = true, num_args = 1..)]
+    model: Vec<PathBuf>,
     /// `onnx` (opset 17, `features` -> `policy_logits`, `wdl`), `safetensors` (PyTorch
     /// names and layouts), or `web`: the ONNX export with a page that plays it in the
     /// browser (any static server can host the folder).
@@ -29,13 +31,17 @@ pub struct ExportArgs {
 }
 
 /// The page's own files, built into the binary: (path in the site, contents).
-const SITE: [(&str, &str); 5] = [
+const SITE: [(&str, &str); 6] = [
     ("index.html", include_str!("../../../web/index.html")),
     ("src/app.js", include_str!("../../../web/src/app.js")),
     ("src/model.js", include_str!("../../../web/src/model.js")),
     ("src/rules.js", include_str!("../../../web/src/rules.js")),
     ("src/search.js", include_str!("../../../web/src/search.js")),
+    ("src/worker.js", include_str!("../../../web/src/worker.js")),
 ];
+
+/// The site's list of models, which the page reads to offer a choice.
+const MANIFEST: &str = "models.json";
 
 /// The files of onnxruntime-web the page loads: its ES module and WebAssembly runtime.
 const ORT_FILES: [&str; 3] = [
@@ -67,17 +73,43 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<()> {
             );
         }
     }
-    let (network, header) = file::load(&args.model, &DeviceChoice::Cpu.device()?)?;
-    let _lock = kvarn_storage::claim_folder(&args.out)?;
-    let mut provenance = header.provenance;
-    if provenance.run.is_none() {
-        provenance.run = Some(args.model.display().to_string());
+    if !web {
+        anyhow::ensure!(
+            args.model.len() == 1,
+            "--format {} writes one model; only --format web takes several --model",
+            args.format
+        );
     }
-    for path in export(&network, &provenance, format, &args.out)? {
-        outln!("{}", path.display());
+    let names = folder_names(&args.model)?;
+    let _lock = kvarn_storage::claim_folder(&args.out)?;
+    let mut manifest = Vec::new();
+    for (path, name) in args.model.iter().zip(&names) {
+        // One model sits beside the page; several each get a folder of their own.
+        let dir = if args.model.len() == 1 {
+            args.out.clone()
+        } else {
+            args.out.join(name)
+        };
+        let (network, header) = file::load(path, &DeviceChoice::Cpu.device()?)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let mut provenance = header.provenance;
+        if provenance.run.is_none() {
+            provenance.run = Some(path.display().to_string());
+        }
+        for written in export(&network, &provenance, format, &dir)? {
+            outln!("{}", written.display());
+        }
+        manifest.push(serde_json::json!({
+            "name": name,
+            "dir": if args.model.len() == 1 { "." } else { name.as_str() },
+            "label": format!("{} ({name})", header.rules.variant()),
+            "variant": header.rules.variant().key(),
+        }));
     }
     if web {
         write_site(&args.out, &args.ort_dist)?;
+        let text = serde_json::to_string_pretty(&serde_json::json!({ "models": manifest }))?;
+        write(&args.out.join(MANIFEST), text.as_bytes())?;
         outln!(
             "the site is in {}: serve it, e.g. python3 -m http.server --directory {} 8000, and open http://localhost:8000",
             args.out.display(),
@@ -85,6 +117,46 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The site's name of each model: its file's stem, which names its folder and the
+/// `game=` of a shared link; two models of one stem are refused rather than renamed. A
+/// single model has no folder of its own, so any file name does (`model` where its stem
+/// is not a plain name).
+fn folder_names(models: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+    let plain = |s: &&str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+    };
+    if let [only] = models {
+        let stem = only.file_stem().and_then(|s| s.to_str()).filter(plain);
+        return Ok(vec![stem.unwrap_or("model").to_string()]);
+    }
+    let mut names: Vec<String> = Vec::new();
+    for path in models {
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .filter(plain)
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{}: the site names a model after its file, which needs letters, digits, '-', '_' or '.'",
+                    path.display()
+                )
+            })?;
+        anyhow::ensure!(
+            !names.iter().any(|n| n == name),
+            "two models are named {name}: the site names each model after its file, so give them files of different names",
+        );
+        anyhow::ensure!(
+            !["src", "ort"].contains(&name),
+            "{}: a model named {name} would share the page's folder {name}/; rename the file",
+            path.display()
+        );
+        names.push(name.to_string());
+    }
+    Ok(names)
 }
 
 /// Writes the page and the runtime beside the exported model.
