@@ -49,8 +49,8 @@ if [ -z "${KVARN_PYTHON:-}" ]; then
     export KVARN_PYTHON="$venv/bin/python"
 fi
 
-# The web page's packages (onnxruntime-web, playwright-core), as its lock file pins them.
-if [ ! -d web/node_modules/onnxruntime-web ] || [ ! -d web/node_modules/playwright-core ]; then
+# The web page's packages (onnxruntime-web, playwright-core, axe-core), as its lock file pins them.
+if [ ! -d web/node_modules/onnxruntime-web ] || [ ! -d web/node_modules/playwright-core ] || [ ! -d web/node_modules/axe-core ]; then
     npm ci --prefix web --no-audit --no-fund --loglevel=error
 fi
 
