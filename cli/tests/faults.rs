@@ -83,14 +83,16 @@ fn finish(child: Child) {
     );
 }
 
-/// Kills the run `KILLS` times at random moments, each `startup` plus up to a tenth of
-/// `span` after it (re)started, resuming each time, then lets it finish; returns where
+/// Kills the run `KILLS` times (more while a way of tampering is untried) at random
+/// moments, each `startup` plus up to a tenth of `span` after it (re)started, resuming
+/// each time, then lets it finish; returns where
 /// each kill found the run. A kill that finds the run where the last one did widens the
 /// next window by a quarter, so that a stage whose resume costs more than the window
 /// (loading the databases before an evaluation, on a busy machine) cannot hold the run in
 /// one place; one that finds it moved on narrows the next by a fifth (to a quarter at
 /// least), so that a span measured in a slow moment does not let the run end in a few
-/// kills.
+/// kills; one that finds a generation done within three kills of the last halves it (to
+/// a tenth at least), so that a load ending during the run does not either.
 fn killed_run(
     cfg: &Path,
     run: &Path,
@@ -101,8 +103,12 @@ fn killed_run(
     let mut rng = Pcg64Mcg::seed_from_u64(17);
     let mut kills: Vec<String> = Vec::new();
     let mut stretch = 1.0;
-    while kills.len() < KILLS {
-        if kills.len() % 2 == 1 {
+    let (mut last_done, mut last_gen_kill) = (0, 0);
+    // Past `KILLS` only while some way of tampering is still untried (a slow machine can
+    // spend the kills in the first generations, before a stale checkpoint exists).
+    while kills.len() < KILLS || (!tampering.all_tried() && kills.len() < 3 * KILLS) {
+        // Every other resume, and every one until each way has been tried once.
+        if kills.len() % 2 == 1 || !tampering.all_tried() {
             tampering.try_next(cfg, run);
         }
         let mut child = train(cfg, run);
@@ -124,12 +130,19 @@ fn killed_run(
         }
         child.kill().unwrap();
         child.wait().unwrap();
-        let now = state(run);
+        let (now, done) = (state(run), generations_done(run));
         stretch = if kills.last() == Some(&now) {
             stretch * 1.25
+        } else if done > last_done && kills.len() < last_gen_kill + 3 {
+            // A generation in fewer than three kills: the machine is faster now than when
+            // `span` was measured (a load that has ended), so narrow at once.
+            (stretch * 0.5).max(0.1)
         } else {
             (stretch * 0.8).max(0.25)
         };
+        if done > last_done {
+            (last_done, last_gen_kill) = (done, kills.len());
+        }
         kills.push(now);
     }
     finish(train(cfg, run));
@@ -169,6 +182,13 @@ struct Tampering {
 }
 
 impl Tampering {
+    /// Whether every way has been tried and refused.
+    fn all_tried(&self) -> bool {
+        TAMPERS
+            .iter()
+            .all(|kind| self.refused.iter().any(|(k, _)| k == kind))
+    }
+
     /// Puts the next way's file in place where it applies now, checks that a resume
     /// refuses it by name, and puts the run's own file back.
     fn try_next(&mut self, cfg: &Path, run: &Path) {
@@ -237,6 +257,11 @@ impl Tampering {
             }
         }
     }
+}
+
+/// Generations the run has done (0 before its manifest is written).
+fn generations_done(run: &Path) -> u32 {
+    Manifest::read(&RunDir::new(run)).map_or(0, |m| m.generations_done())
 }
 
 /// Where a run stands: generations done, shards of the next, files of its stages.
@@ -324,6 +349,11 @@ fn a_run_killed_at_random_points_and_resumed_equals_an_uninterrupted_one() {
         next: 0,
     };
     let kills = killed_run(&cfg_killed, &killed, startup, span, &mut tampering);
+    eprintln!(
+        "uninterrupted {:.2} s, startup {:.2} s; kills: {kills:#?}",
+        span.as_secs_f64(),
+        startup.as_secs_f64()
+    );
     eprintln!("refused: {:#?}", tampering.refused);
     for kind in TAMPERS {
         assert!(
@@ -333,11 +363,6 @@ fn a_run_killed_at_random_points_and_resumed_equals_an_uninterrupted_one() {
         );
     }
     let states: std::collections::BTreeSet<&String> = kills.iter().collect();
-    eprintln!(
-        "uninterrupted {:.2} s, startup {:.2} s; kills: {kills:#?}",
-        span.as_secs_f64(),
-        startup.as_secs_f64()
-    );
     assert!(
         kills.len() >= 20,
         "only {} kills before the end",
