@@ -85,9 +85,8 @@ fn finish(child: Child) {
 
 /// Kills the run `KILLS` times (more while a way of tampering is untried) at random
 /// moments, each `startup` plus up to a tenth of `span` after it (re)started, resuming
-/// each time, then lets it finish; returns where
-/// each kill found the run. A kill that finds the run where the last one did widens the
-/// next window by a quarter, so that a stage whose resume costs more than the window
+/// each time, then lets it finish; returns where each kill found the run. A kill that
+/// finds the run where the last one did widens the next window by a quarter, so that a stage whose resume costs more than the window
 /// (loading the databases before an evaluation, on a busy machine) cannot hold the run in
 /// one place; one that finds it moved on narrows the next by a fifth (to a quarter at
 /// least), so that a span measured in a slow moment does not let the run end in a few
@@ -130,7 +129,7 @@ fn killed_run(
         }
         child.kill().unwrap();
         child.wait().unwrap();
-        let (now, done) = (state(run), generations_done(run));
+        let (done, now) = state(run);
         stretch = if kills.last() == Some(&now) {
             stretch * 1.25
         } else if done > last_done && kills.len() < last_gen_kill + 3 {
@@ -259,16 +258,12 @@ impl Tampering {
     }
 }
 
-/// Generations the run has done (0 before its manifest is written).
-fn generations_done(run: &Path) -> u32 {
-    Manifest::read(&RunDir::new(run)).map_or(0, |m| m.generations_done())
-}
-
-/// Where a run stands: generations done, shards of the next, files of its stages.
-fn state(run: &Path) -> String {
+/// Where a run stands: generations done, and as text the shards of the next and the
+/// files of its stages.
+fn state(run: &Path) -> (u32, String) {
     let dir = RunDir::new(run);
     let Ok(m) = Manifest::read(&dir) else {
-        return "not started".into();
+        return (0, "not started".into());
     };
     let g = m.generations_done() + 1;
     let shards = dir.shard_files(g).map_or(0, |f| f.len());
@@ -279,7 +274,7 @@ fn state(run: &Path) -> String {
     } else {
         "self-play"
     };
-    format!("generation {g}: {stage} ({shards} shards)")
+    (g - 1, format!("generation {g}: {stage} ({shards} shards)"))
 }
 
 /// Every figure but timings, by generation.

@@ -49,18 +49,7 @@ fn node_script(script: &str, args: &[&std::ffi::OsStr]) -> String {
 /// `kvarn export --format FORMAT` of `model` into `out` (`web` with the page's runtime
 /// from web/node_modules), asserting success.
 fn export(model: &Path, format: &str, out: &Path) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kvarn"));
-    command
-        .args(["export", "--format", format, "--model"])
-        .arg(model)
-        .arg("--out")
-        .arg(out);
-    if format == "web" {
-        command
-            .arg("--ort-dist")
-            .arg(repo().join("web/node_modules/onnxruntime-web/dist"));
-    }
-    let done = command.output().unwrap();
+    let done = export_with(format, out, &[model.to_path_buf()]);
     assert!(
         done.status.success(),
         "kvarn export --format {format} (for web, run npm ci --prefix web first): {}",
@@ -185,7 +174,8 @@ fn shipped_site(dir: &Path) -> PathBuf {
     site
 }
 
-/// `kvarn export` with `extra` arguments after `--format FORMAT --out OUT`; its output.
+/// `kvarn export --format FORMAT --out OUT` of `models` (onnxruntime-web's files from
+/// `web/node_modules`, which only `web` reads); its output.
 fn export_with(format: &str, out: &Path, models: &[PathBuf]) -> std::process::Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kvarn"));
     command

@@ -83,15 +83,17 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<()> {
     let names = folder_names(&args.model)?;
     let _lock = kvarn_storage::claim_folder(&args.out)?;
     let mut manifest = Vec::new();
+    let device = DeviceChoice::Cpu.device()?;
+    // One model sits beside the page; several each get a folder of their own.
+    let single = args.model.len() == 1;
     for (path, name) in args.model.iter().zip(&names) {
-        // One model sits beside the page; several each get a folder of their own.
-        let dir = if args.model.len() == 1 {
-            args.out.clone()
+        let (dir, folder) = if single {
+            (args.out.clone(), ".")
         } else {
-            args.out.join(name)
+            (args.out.join(name), name.as_str())
         };
-        let (network, header) = file::load(path, &DeviceChoice::Cpu.device()?)
-            .with_context(|| format!("reading {}", path.display()))?;
+        let (network, header) =
+            file::load(path, &device).with_context(|| format!("reading {}", path.display()))?;
         let mut provenance = header.provenance;
         if provenance.run.is_none() {
             provenance.run = Some(path.display().to_string());
@@ -101,7 +103,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<()> {
         }
         manifest.push(serde_json::json!({
             "name": name,
-            "dir": if args.model.len() == 1 { "." } else { name.as_str() },
+            "dir": folder,
             "label": format!("{} ({name})", header.rules.variant()),
             "variant": header.rules.variant().key(),
         }));
