@@ -4,7 +4,7 @@
 // and the model's view, and announces the end. The model searches in a worker
 // (worker.js), so the page answers at once while it thinks.
 
-import { Game, Rules, statusText, variantName, whyIllegal } from "./rules.js";
+import { Game, offset, Rules, statusText, variantName, whyIllegal } from "./rules.js";
 import { playerSettings } from "./search.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -20,7 +20,10 @@ const HIT_RADIUS = 0.48;
 
 /** Grid coordinates of a point named like `d6`: file a-g left to right, rank 1-7 with 7
  * at the top. */
-const grid = (name) => [name.charCodeAt(0) - 97, 7 - Number(name.slice(1))];
+const grid = (name) => {
+  const [dx, dy] = offset(name);
+  return [dx + 3, 3 - dy];
+};
 
 const el = (parent, tag, attrs = {}, text = null) => {
   const e = document.createElementNS(SVG, tag);

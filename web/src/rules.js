@@ -84,16 +84,19 @@ export class Position {
     return rules.flying && this.hand[c] === 0 && count(this.men[c]) === 3;
   }
 
+  /** The opponent's men that a removal may take: those outside mills, or any where
+   * every one stands in a mill. */
+  removable(rules) {
+    const opp = this.men[1 - this.side];
+    const free = opp & ~rules.inMills(opp);
+    return free || opp;
+  }
+
   /** The legal decisions of the side to move (the game's end is not looked at). */
   legalMoves(rules) {
     const us = this.side;
-    const them = 1 - us;
     const empty = rules.full() & ~(this.men[0] | this.men[1]);
-    if (this.pending) {
-      const opp = this.men[them];
-      const free = opp & ~rules.inMills(opp);
-      return indices(free || opp).map((from) => ({ kind: "remove", from }));
-    }
+    if (this.pending) return indices(this.removable(rules)).map((from) => ({ kind: "remove", from }));
     if (this.hand[us] > 0) return indices(empty).map((to) => ({ kind: "place", to }));
     const fly = this.canFly(rules, us);
     const out = [];
@@ -274,19 +277,14 @@ export function whyIllegal(game, move) {
   const them = COLOUR[1 - pos.side];
   const bit = (i) => 1 << i;
   const occupied = pos.men[0] | pos.men[1];
-  const removable = () => {
-    const opp = pos.men[1 - pos.side];
-    const free = opp & ~rules.inMills(opp);
-    return free || opp;
-  };
   if (pos.pending && move.kind !== "remove") {
-    const first = indices(removable())[0];
+    const first = indices(pos.removable(rules))[0];
     return `${us} closed a mill and must first remove a ${them} man (e.g. x${first === undefined ? "?" : p[first]})`;
   }
   if (move.kind === "remove") {
     if (!pos.pending) return "no mill was closed, so there is nothing to remove";
     if (!(pos.men[1 - pos.side] & bit(move.from))) return `${p[move.from]} holds no ${them} man`;
-    if (!(removable() & bit(move.from))) return `${p[move.from]} stands in a ${them} mill and ${them} has men outside mills`;
+    if (!(pos.removable(rules) & bit(move.from))) return `${p[move.from]} stands in a ${them} mill and ${them} has men outside mills`;
     return null;
   }
   if (move.kind === "place") {
@@ -307,11 +305,14 @@ export function whyIllegal(game, move) {
   return null;
 }
 
+/** A point's place from the board's centre (d4), read from its name: `d6` is [0, 2], x
+ * to the right and y up. */
+export const offset = (name) => [name.charCodeAt(0) - 100, Number(name.slice(1)) - 4];
+
 /** Where a point sits for Kvarn's move order: its ring (0 the outer) and its place on the
  * ring, clockwise from the top-left corner. */
 function ringPlace(name) {
-  const dx = name.charCodeAt(0) - 100;
-  const dy = Number(name.slice(1)) - 4;
+  const [dx, dy] = offset(name);
   const ring = 3 - Math.max(Math.abs(dx), Math.abs(dy));
   const places = { "-1,1": 0, "0,1": 1, "1,1": 2, "1,0": 3, "1,-1": 4, "0,-1": 5, "-1,-1": 6, "-1,0": 7 };
   return { ring, place: places[`${Math.sign(dx)},${Math.sign(dy)}`] };

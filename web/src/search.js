@@ -8,6 +8,7 @@
 // page plays the player whose figures were measured.
 
 import { actionIndex, encode } from "./model.js";
+import { offset } from "./rules.js";
 
 /** Share of the most visited move's visits a move needs for the LCB choice (Kvarn's
  * `LCB_MIN_VISIT_SHARE`). */
@@ -71,8 +72,9 @@ export function playerSettings(text = "") {
     else if (!["hash", "inference", "precision", "simulations", "movetime"].includes(key)) s.unsupported.push(part);
   }
   if (![1, 4, 8, 16].includes(s.symmetries)) {
-    s.unsupported.push(`symmetries=${s.symmetries} (the page averages ${[1, 4, 8].filter((k) => k <= s.symmetries).pop()})`);
-    s.symmetries = [1, 4, 8].filter((k) => k <= s.symmetries).pop();
+    const averaged = [1, 4, 8].filter((k) => k <= s.symmetries).pop();
+    s.unsupported.push(`symmetries=${s.symmetries} (the page averages ${averaged})`);
+    s.symmetries = averaged;
   }
   return s;
 }
@@ -83,7 +85,7 @@ export function playerSettings(text = "") {
  * ring. Built from the points' coordinates, since the card lists points, not symmetries.
  */
 export function symmetries(rules) {
-  const at = rules.points.map((p) => [p.charCodeAt(0) - 100, Number(p.slice(1)) - 4]);
+  const at = rules.points.map(offset);
   const rings = at.map(([x, y]) => Math.max(Math.abs(x), Math.abs(y)));
   const inner = Math.min(...rings);
   const outer = Math.max(...rings);
