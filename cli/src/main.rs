@@ -2,7 +2,6 @@
 
 #[macro_use]
 mod output;
-mod agents;
 mod commands;
 mod rules_args;
 

@@ -21,6 +21,7 @@ pub mod endgame;
 pub mod engine;
 pub mod evaluator;
 pub mod exact;
+pub mod net_agent;
 pub mod player;
 pub mod search;
 pub mod selfplay;

@@ -113,7 +113,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<()> {
         (Some(path), None) => input_tasks(path, rules)?,
         (None, None) => anyhow::bail!("give --input or --records"),
     };
-    let player = crate::agents::net_player(&args.agent, &rules)?;
+    let player = kvarn_selfplay::net_agent::net_player(&args.agent, &rules)?;
     anyhow::ensure!(
         player.node_limit().is_some(),
         "--agent {}: an analysis counts simulations; a movetime is refused (a batch of \

@@ -48,8 +48,9 @@ pub fn run(args: &EvalConvertArgs) -> anyhow::Result<()> {
         args.db.display()
     );
     let perfect = format!("perfect:db={}", args.db.display());
-    let agent = crate::agents::factory(args.agent.as_deref().unwrap_or(&perfect), &rules)
-        .context("reading --agent")?;
+    let agent =
+        kvarn_selfplay::net_agent::factory(args.agent.as_deref().unwrap_or(&perfect), &rules)
+            .context("reading --agent")?;
     let opponents = if args.opponents.is_empty() {
         vec![perfect.clone(), "alphabeta:depth=3".to_string()]
     } else {
@@ -70,7 +71,8 @@ pub fn run(args: &EvalConvertArgs) -> anyhow::Result<()> {
     );
     let mut not_won = 0;
     for spec in &opponents {
-        let opponent = crate::agents::factory(spec, &rules).context("reading --opponent")?;
+        let opponent =
+            kvarn_selfplay::net_agent::factory(spec, &rules).context("reading --opponent")?;
         not_won += play_against(args, &starts, agent.as_ref(), opponent.as_ref())?;
     }
     anyhow::ensure!(

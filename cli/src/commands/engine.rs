@@ -10,8 +10,8 @@ use kvarn_engine::protocol::{self, AlphaBetaMaker, EngineMaker};
 use kvarn_model::{DeviceChoice, file};
 use kvarn_selfplay::{Endgame, NetEngineMaker};
 
-use crate::agents;
 use crate::rules_args::RulesArgs;
+use kvarn_selfplay::net_agent;
 
 /// Arguments of `kvarn engine`: the rules to start with (`setoption` can change them).
 #[derive(Args, Debug)]
@@ -43,7 +43,7 @@ pub fn run(args: &EngineArgs) -> anyhow::Result<()> {
             let (_, header) = file::load_for_rules(model, &rules, &device)
                 .with_context(|| format!("loading the model {}", model.display()))?;
             let given = args.player.as_deref().unwrap_or("");
-            let player = agents::model_player(&header, &rules, given).context("--player")?;
+            let player = net_agent::model_player(&header, &rules, given).context("--player")?;
             let endgame = match &args.db {
                 Some(dir) => Some(Arc::new(Endgame::open(dir, rules, None).with_context(
                     || format!("loading the endgame databases in {}", dir.display()),

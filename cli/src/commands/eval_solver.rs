@@ -193,7 +193,8 @@ pub fn run(args: &EvalSolverArgs) -> anyhow::Result<()> {
         );
     }
     let (rules, set) = eval_set(args)?;
-    let factory = crate::agents::factory(&args.agent, &rules).context("reading --agent")?;
+    let factory =
+        kvarn_selfplay::net_agent::factory(&args.agent, &rules).context("reading --agent")?;
     let spec = factory.name();
     let mut agent = factory.build(rules, args.seed)?;
     let (mut misses, mut misnamed) = (Vec::new(), Vec::new());

@@ -17,7 +17,7 @@ use kvarn_train::ladder_plot::{LadderPoint, ladder_svg};
 use kvarn_train::stages::evaluation;
 use kvarn_train::{RunConfig, RunDir};
 
-use crate::agents;
+use kvarn_selfplay::net_agent;
 
 /// Arguments of `kvarn ladder`.
 #[derive(Args, Debug)]
@@ -204,7 +204,7 @@ fn players(args: &LadderArgs, dir: &RunDir, eval: &RunConfig) -> anyhow::Result<
             .collect(),
     };
     for spec in specs {
-        let factory = agents::factory(&spec, &eval.rules)
+        let factory = net_agent::factory(&spec, &eval.rules)
             .with_context(|| format!("reading the baseline `{spec}`"))?;
         out.push(Player {
             label: spec,

@@ -11,8 +11,8 @@ use kvarn_arena::matches::{MatchConfig, MatchReport, SprtReport, run_match, run_
 use kvarn_arena::sprt::{SprtParams, SprtStatus, Verdict};
 use kvarn_game::Color;
 
-use crate::agents;
 use kvarn_arena::records::{FORMAT, Header, VERSION, write_records};
+use kvarn_selfplay::net_agent;
 
 use crate::rules_args::RulesArgs;
 
@@ -80,8 +80,8 @@ pub fn run(args: &MatchArgs) -> anyhow::Result<()> {
         args.games
     };
     anyhow::ensure!(games > 0, "--games and --max-games must be at least 1");
-    let a = agents::factory(&args.a, &rules).context("reading --a")?;
-    let b = agents::factory(&args.b, &rules).context("reading --b")?;
+    let a = net_agent::factory(&args.a, &rules).context("reading --a")?;
+    let b = net_agent::factory(&args.b, &rules).context("reading --b")?;
     check_out(&args.out, args.overwrite)?;
     let (a_name, b_name) = (a.name(), b.name());
     let cfg = MatchConfig {

@@ -6,8 +6,8 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use kvarn_game::{Board, Color, Game, Move, Position, Rules};
 
-use crate::agents;
 use crate::rules_args::{RulesArgs, StartArgs};
+use kvarn_selfplay::net_agent;
 
 /// Which colour the person plays.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -95,7 +95,7 @@ fn draw_line(grid: &mut [Vec<char>], a: (u8, u8), b: (u8, u8)) {
 /// Runs `kvarn play`, reading moves from standard input.
 pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
     let rules = args.rules.rules()?;
-    let factory = agents::factory(&args.vs, &rules).context("reading --vs")?;
+    let factory = net_agent::factory(&args.vs, &rules).context("reading --vs")?;
     let spec = factory.name();
     let mut agent = factory.build(rules, args.seed)?;
     agent.new_game()?;

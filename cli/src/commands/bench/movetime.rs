@@ -32,7 +32,7 @@ pub fn run(args: &MovetimeArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.movetime > 0, "--movetime must be at least 1 ms");
     let joiner = if args.agent.contains(':') { ',' } else { ':' };
     let spec = format!("{}{joiner}movetime={}", args.agent, args.movetime);
-    let factory = crate::agents::factory(&spec, &rules)?;
+    let factory = kvarn_selfplay::net_agent::factory(&spec, &rules)?;
     let mut agent = factory.build(rules, args.seed)?;
     outln!(
         "bench movetime, {rules}, {spec}, {} positions (placing and moving)",

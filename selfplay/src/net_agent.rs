@@ -1,37 +1,98 @@
-//! Agents named on the command line: every specification `kvarn-arena` reads (random,
-//! alpha-beta, external engines, the perfect player) and network players,
+//! Agents named by text, network players included: every specification `kvarn-arena`
+//! reads (random, alpha-beta, external engines, the perfect player) and
 //!
 //! ```text
 //! net:model=FILE[,SETTING=VALUE...]
 //! ```
 //!
 //! the model's tree search on the CPU, with the player settings of
-//! `kvarn_selfplay::player::SETTINGS` (`simulations`, `movetime`, `symmetries`,
-//! `move_choice`, `contempt`, `db`, ...; `kvarn config` lists them with their ranges). A
-//! model file that records the player its figures were measured with plays as that player
-//! unless a setting says otherwise, so `net:model=models/nine.kvmodel` plays as the README
-//! measures it. Without `simulations` or `movetime` a move gets 64 simulations; with
-//! `movetime` alone, the time bounds it, as `alphabeta:movetime=MS` is bounded, so that the
-//! two compare at equal time; with both, whichever ends first.
+//! [`crate::player::SETTINGS`] (`simulations`, `movetime`, `symmetries`, `move_choice`,
+//! `contempt`, `db`, ...; `kvarn config` lists them with their ranges). A model file that
+//! records the player its figures were measured with plays as that player unless a setting
+//! says otherwise, so `net:model=models/nine.kvmodel` plays as the README measures it.
+//! Without `simulations` or `movetime` a move gets 64 simulations; with `movetime` alone,
+//! the time bounds it, as `alphabeta:movetime=MS` is bounded, so that the two compare at
+//! equal time; with both, whichever ends first.
+//!
+//! The command line and the Python package both read agents here, so that one text names
+//! the same player everywhere.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Context;
+use kvarn_arena::ArenaError;
 use kvarn_arena::agent::{AgentFactory, AgentSpec};
 use kvarn_game::Rules;
-use kvarn_model::{DeviceChoice, ModelHeader, file};
-use kvarn_selfplay::{Endgame, PlayerSettings, player};
+use kvarn_model::device::DeviceUnavailable;
+use kvarn_model::{DeviceChoice, ModelFileError, ModelHeader, file};
+use kvarn_solver::db::DbError;
+
+use crate::player::{self, PlayerError, PlayerSettings};
+use crate::{Endgame, SearchPlayer, SymmetryAveraged};
+
+/// A network player as `net:` agents build it.
+pub type NetPlayer = SearchPlayer<SymmetryAveraged<kvarn_model::Inference>>;
+
+/// Why an agent's text does not give an agent.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// Neither a kind `kvarn-arena` knows nor `net`.
+    #[error("agent `{text}`: unknown agent `{kind}` (expected {} or net)", AgentSpec::KINDS.join(", "))]
+    UnknownKind {
+        /// The whole text.
+        text: String,
+        /// The kind it names, before its `:`.
+        kind: String,
+    },
+    /// A `kvarn-arena` specification it refused.
+    #[error(transparent)]
+    Arena(#[from] ArenaError),
+    /// Not a `net:` specification where one was needed.
+    #[error("agent `{0}`: expected net:model=FILE[,SETTING=VALUE...]")]
+    NotNet(String),
+    /// A `net:` specification without its model.
+    #[error("net needs model=FILE (a .kvmodel or .safetensors file)")]
+    NoModel,
+    /// A setting given that is refused.
+    #[error("net: {0}")]
+    Setting(#[from] PlayerError),
+    /// A setting the model file records that this Kvarn refuses.
+    #[error("net: the model's recorded player `{recorded}`: {source}")]
+    Recorded {
+        /// The settings the file records.
+        recorded: String,
+        /// What is wrong with them.
+        source: PlayerError,
+    },
+    /// The model does not load, or is for other rules.
+    #[error(transparent)]
+    Model(#[from] ModelFileError),
+    /// The device is not built in.
+    #[error(transparent)]
+    Device(#[from] DeviceUnavailable),
+    /// The databases of `db` do not open.
+    #[error("net: loading the endgame databases in {}: {source}", dir.display())]
+    Endgame {
+        /// The folder.
+        dir: PathBuf,
+        /// Why.
+        source: DbError,
+    },
+}
 
 /// Reads an agent specification for games of `rules`.
-pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory>> {
+///
+/// # Errors
+/// See [`AgentError`].
+pub fn factory(text: &str, rules: &Rules) -> Result<Box<dyn AgentFactory>, AgentError> {
     if !text.starts_with("net:") {
         let kind = text.split_once(':').map_or(text, |(k, _)| k);
-        anyhow::ensure!(
-            AgentSpec::KINDS.contains(&kind),
-            "agent `{text}`: unknown agent `{kind}` (expected {} or net)",
-            AgentSpec::KINDS.join(", ")
-        );
+        if !AgentSpec::KINDS.contains(&kind) {
+            return Err(AgentError::UnknownKind {
+                text: text.into(),
+                kind: kind.into(),
+            });
+        }
         let spec: AgentSpec = text.parse()?;
         return Ok(Box::new(spec));
     }
@@ -43,21 +104,17 @@ pub fn factory(text: &str, rules: &Rules) -> anyhow::Result<Box<dyn AgentFactory
 ///
 /// # Errors
 /// Not a `net:` specification, a setting refused, or a model that does not load.
-pub fn net_player(text: &str, rules: &Rules) -> anyhow::Result<NetPlayer> {
+pub fn net_player(text: &str, rules: &Rules) -> Result<NetPlayer, AgentError> {
     let options = text
         .strip_prefix("net:")
-        .with_context(|| format!("agent `{text}`: expected net:model=FILE[,SETTING=VALUE...]"))?;
+        .ok_or_else(|| AgentError::NotNet(text.into()))?;
     let spec = NetSpec::parse(options)?;
     let device = DeviceChoice::Cpu.device()?;
     let (network, header) = file::load_for_rules(&spec.model, rules, &device)?;
-    let settings = model_player(&header, rules, &spec.settings).context("net")?;
+    let settings = model_player(&header, rules, &spec.settings)?;
     let endgame = open_endgame(&settings, rules)?;
     Ok(settings.player(spec.name(&settings), &network, endgame)?)
 }
-
-/// A network player as `net:` agents build it.
-pub type NetPlayer =
-    kvarn_selfplay::SearchPlayer<kvarn_selfplay::SymmetryAveraged<kvarn_model::Inference>>;
 
 /// The databases a player's `db` names, opened for `rules`.
 ///
@@ -66,12 +123,15 @@ pub type NetPlayer =
 pub fn open_endgame(
     settings: &PlayerSettings,
     rules: &Rules,
-) -> anyhow::Result<Option<Arc<Endgame>>> {
+) -> Result<Option<Arc<Endgame>>, AgentError> {
     let Some(dir) = &settings.db else {
         return Ok(None);
     };
-    let endgame = Endgame::open(dir, *rules, settings.db_men)
-        .with_context(|| format!("net: loading the endgame databases in {}", dir.display()))?;
+    let endgame =
+        Endgame::open(dir, *rules, settings.db_men).map_err(|source| AgentError::Endgame {
+            dir: dir.clone(),
+            source,
+        })?;
     Ok(Some(Arc::new(endgame)))
 }
 
@@ -85,12 +145,15 @@ pub fn model_player(
     header: &ModelHeader,
     rules: &Rules,
     settings: &str,
-) -> anyhow::Result<PlayerSettings> {
+) -> Result<PlayerSettings, AgentError> {
     let mut player = PlayerSettings::default();
     if let Some(recorded) = &header.provenance.player {
         player
             .apply(recorded)
-            .with_context(|| format!("the model's recorded player `{recorded}`"))?;
+            .map_err(|source| AgentError::Recorded {
+                recorded: recorded.clone(),
+                source,
+            })?;
     }
     player.apply(settings)?;
     player.validate_for(rules)?;
@@ -105,10 +168,10 @@ struct NetSpec {
 }
 
 impl NetSpec {
-    fn parse(options: &str) -> anyhow::Result<NetSpec> {
+    fn parse(options: &str) -> Result<NetSpec, AgentError> {
         let mut model = None;
         let mut settings = Vec::new();
-        for (key, value) in player::pairs(options).context("net")? {
+        for (key, value) in player::pairs(options)? {
             match key {
                 "model" => model = Some(PathBuf::from(value)),
                 _ => settings.push(format!("{key}={value}")),
@@ -116,8 +179,8 @@ impl NetSpec {
         }
         let settings = settings.join(",");
         // Settings are checked before the model is read, so that a typo fails at once.
-        PlayerSettings::default().apply(&settings).context("net")?;
-        let model = model.context("net needs model=FILE (a .kvmodel or .safetensors file)")?;
+        PlayerSettings::default().apply(&settings)?;
+        let model = model.ok_or(AgentError::NoModel)?;
         Ok(NetSpec { model, settings })
     }
 
@@ -148,7 +211,7 @@ impl NetSpec {
 mod tests {
     use super::*;
 
-    fn settings(text: &str) -> anyhow::Result<(NetSpec, PlayerSettings)> {
+    fn settings(text: &str) -> Result<(NetSpec, PlayerSettings), AgentError> {
         let spec = NetSpec::parse(text)?;
         let mut s = PlayerSettings::default();
         s.apply(&spec.settings)?;
