@@ -7,10 +7,24 @@
   into NumPy arrays without copies (the network encoding and action space of Kvarn's
   models).
 - ``Tables``: exact values of a position and its moves from the solver's tables.
+- ``Model``: a model file's network, evaluated on NumPy batches.
+- ``Agent``: anything that chooses moves, named as the command line names it: the
+  alpha-beta baseline (``alphabeta:depth=4``), the network player
+  (``net:model=FILE,simulations=800``), the perfect player (``perfect:db=DIR``), random
+  play, external engines.
 
 Errors are ``KvarnError`` (a ``ValueError``) carrying Kvarn's own message.
 """
 
-from ._kvarn import ENCODING_VERSION, BatchSim, Game, KvarnError, Rules, Tables
+from ._kvarn import ENCODING_VERSION, Agent, BatchSim, Game, KvarnError, Model, Rules, Tables
 
-__all__ = ["ENCODING_VERSION", "BatchSim", "Game", "KvarnError", "Rules", "Tables"]
+__all__ = [
+    "ENCODING_VERSION",
+    "Agent",
+    "BatchSim",
+    "Game",
+    "KvarnError",
+    "Model",
+    "Rules",
+    "Tables",
+]
