@@ -163,6 +163,29 @@ impl BatchSim {
         &self.plies
     }
 
+    /// Writes each game's `choose(n)`-th legal action into `out` (one per game; `n` is
+    /// the game's count of legal moves, and `choose` answers below it): with a random
+    /// `choose`, random play and exploration without a loop over the games in the
+    /// caller's language.
+    ///
+    /// # Panics
+    /// If `out` is shorter than the batch, or `choose` answers `n` or more.
+    pub fn pick_actions(&self, mut choose: impl FnMut(usize) -> usize, out: &mut [usize]) {
+        assert!(
+            out.len() >= self.len(),
+            "{} actions for {} games",
+            out.len(),
+            self.len()
+        );
+        for (a, pos) in out.iter_mut().zip(&self.positions) {
+            let n = pos.legal_move_count(&self.rules);
+            let mv = pos
+                .nth_legal_move(&self.rules, choose(n))
+                .expect("choose answers below the count of legal moves");
+            *a = self.actions.index(mv);
+        }
+    }
+
     /// Restarts game `game` from the start position.
     ///
     /// # Errors

@@ -247,3 +247,29 @@ fn a_game_reset_to_a_position_goes_on_from_there_and_later_restarts_from_the_sta
         "refusals change nothing"
     );
 }
+
+#[test]
+fn picked_actions_are_the_chosen_legal_moves() {
+    for variant in [Variant::Nine, Variant::Six, Variant::Five] {
+        let rules = Rules::new(variant);
+        let mut sim = BatchSim::new(rules, 16);
+        let mut rng = Pcg64Mcg::seed_from_u64(5);
+        let mut actions = vec![0; 16];
+        for _ in 0..300 {
+            let mut counts = Vec::new();
+            sim.pick_actions(
+                |n| {
+                    counts.push(n);
+                    rng.random_range(0..n)
+                },
+                &mut actions,
+            );
+            for ((pos, &a), &n) in sim.positions().iter().zip(&actions).zip(&counts) {
+                assert_eq!(pos.legal_move_count(&rules), n);
+                let mv = sim.action_space().decode(a).expect("an action");
+                assert!(pos.legal_moves(&rules).contains(&mv), "{mv} not legal");
+            }
+            sim.step(&actions).expect("legal actions step");
+        }
+    }
+}

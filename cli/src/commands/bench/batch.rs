@@ -33,19 +33,12 @@ pub fn run(args: &BatchArgs) -> anyhow::Result<()> {
     outln!("bench batch, {rules}, {} games, one thread", args.games);
     let mut sim = BatchSim::new(rules, args.games);
     let mut rng = Pcg64Mcg::seed_from_u64(args.seed);
-    let space = *sim.action_space();
     let mut actions = vec![0usize; args.games];
     let budget = duration(args.seconds)?;
     let (mut steps, mut finished) = (0u64, 0u64);
     let t = Instant::now();
     while t.elapsed() < budget {
-        for (a, pos) in actions.iter_mut().zip(sim.positions()) {
-            let n = pos.legal_move_count(&rules);
-            let mv = pos
-                .nth_legal_move(&rules, rng.random_range(0..n))
-                .expect("an index below the count names a move");
-            *a = space.index(mv);
-        }
+        sim.pick_actions(|n| rng.random_range(0..n), &mut actions);
         finished += sim.step(&actions)?.len() as u64;
         steps += 1;
     }
@@ -63,13 +56,26 @@ pub fn run(args: &BatchArgs) -> anyhow::Result<()> {
         encodes += 1;
     }
     let secs = t.elapsed().as_secs_f64();
+    let encode_rate = (encodes * args.games as u64) as f64 / secs / 1e6;
     outln!(
         "encode features [{}x{}] and masks [{}x{}]: {:.2} M positions/s",
         features.nrows(),
         features.ncols(),
         mask.nrows(),
         mask.ncols(),
-        (encodes * args.games as u64) as f64 / secs / 1e6
+        encode_rate
+    );
+    let mut loops = 0u64;
+    let t = Instant::now();
+    while t.elapsed() < budget {
+        sim.encode(features.view_mut(), mask.view_mut())?;
+        sim.pick_actions(|n| rng.random_range(0..n), &mut actions);
+        sim.step(&actions)?;
+        loops += 1;
+    }
+    outln!(
+        "a learner's step (encode, random legal actions, step): {:.2} M plies/s",
+        (loops * args.games as u64) as f64 / t.elapsed().as_secs_f64() / 1e6
     );
     Ok(())
 }
