@@ -1,6 +1,6 @@
 """Type stubs of the extension module (see ``kvarn``)."""
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -94,6 +94,8 @@ class Tables:
     def probe(
         self, position: str, time_limit: Optional[float] = None
     ) -> Optional[tuple[str, dict[str, str]]]: ...
+    def sample(self, n: int, seed: int = 1) -> list[dict[str, Any]]:
+        """Benchmark positions drawn from the tables (endgame databases, Six, Five)."""
 
 class Model:
     """A model file's network on the CPU, in ``precision`` (auto, f32, bf16 or int8)."""
@@ -128,3 +130,11 @@ class Agent:
     def new_game(self) -> None: ...
     def choose(self, game: Game) -> str: ...
     def outcome(self, game: Game) -> Optional[str]: ...
+
+def benchmark(
+    rules: Rules, part: str = "heldout", whole: bool = False, path: Optional[str] = None
+) -> list[dict[str, Any]]:
+    """A benchmark set's positions with their exact values: the committed set of ``rules``
+    (``heldout`` or ``tuning``; ``whole`` for Nine's whole-game set) or the file at
+    ``path``. Each is a dict: position, phase, value, distance, preserving, legal,
+    critical, move_values."""

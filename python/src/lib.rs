@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod agent;
 mod batch;
+mod benchmark;
 mod error;
 mod game;
 mod model;
@@ -22,6 +23,7 @@ fn _kvarn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tables::Tables>()?;
     m.add_class::<model::Model>()?;
     m.add_class::<agent::Agent>()?;
+    m.add_function(wrap_pyfunction!(benchmark::benchmark, m)?)?;
     m.add("ENCODING_VERSION", kvarn_game::ENCODING_VERSION)?;
     Ok(())
 }

@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
-use kvarn_game::{Outcome, Position};
+use kvarn_game::Position;
 use kvarn_solver::tables::ExactTables;
 use pyo3::prelude::*;
+use pyo3::types::PyList;
 
 use crate::error::refused;
 use crate::game::Rules;
@@ -17,13 +18,7 @@ pub struct Tables {
     tables: ExactTables,
 }
 
-fn name(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Win => "win",
-        Outcome::Draw => "draw",
-        Outcome::Loss => "loss",
-    }
-}
+use crate::benchmark::outcome_name as name;
 
 #[pymethods]
 impl Tables {
@@ -67,5 +62,21 @@ impl Tables {
                 .collect();
             (name(v).to_string(), moves)
         }))
+    }
+
+    /// `n` positions drawn from the tables, as evenly as they allow over every (phase,
+    /// value) pair, reproducibly from `seed`, as `kvarn.benchmark` gives them. Endgame
+    /// databases and Six's and Five's whole solutions only: a placing position of Nine
+    /// takes a search to value (`kvarn bench-set --whole` draws those).
+    #[pyo3(signature = (n, seed = 1))]
+    fn sample<'py>(&self, py: Python<'py>, n: usize, seed: u64) -> PyResult<Bound<'py, PyList>> {
+        let ExactTables::Endgames(solver) = &self.tables else {
+            return Err(refused(
+                "sampling Nine's whole-game tables takes a placing search a position: use \
+                 kvarn bench-set --whole",
+            ));
+        };
+        let set = py.detach(|| kvarn_solver::benchmark::sample(solver, n, seed));
+        crate::benchmark::dicts(py, &set)
     }
 }

@@ -177,3 +177,32 @@ def test_random_actions_are_legal_and_to_move_names_the_side(variant):
     again = kvarn.BatchSim(rules, 32, seed=3)
     first = kvarn.BatchSim(rules, 32, seed=3).random_actions()
     assert (again.random_actions() == first).all(), "a seed gives the same actions"
+
+
+def test_benchmark_positions_carry_the_tables_values(tmp_path):
+    """The committed Five set and positions drawn from Five's tables: every value and
+    every kept move as the tables give them."""
+    db = tmp_path / "five"
+    env = {**os.environ, "RUST_BACKTRACE": "0"}
+    subprocess.run([kvarn_binary(), "solve", "--variant", "five", "--out", str(db)], check=True, capture_output=True, env=env)
+    rules = kvarn.Rules("five")
+    tables = kvarn.Tables(str(db), rules)
+    committed = kvarn.benchmark(rules)
+    drawn = tables.sample(60, seed=2)
+    assert len(committed) > 100 and len(drawn) == 60
+    assert drawn == tables.sample(60, seed=2), "a seed draws the same positions"
+    for b in committed[:200] + drawn:
+        value, moves = tables.probe(b["position"])
+        assert b["value"] == value, b["position"]
+        assert b["legal"] == len(moves)
+        kept = {m for m, v in moves.items() if v == value}  # values for the side to move
+        if value != "loss":
+            assert set(b["preserving"]) == kept, b["position"]
+        assert b["critical"] == (value != "loss" and len(kept) < len(moves))
+    assert {b["phase"] for b in committed} <= {"placing", "moving", "flying", "removal"}
+    whole = kvarn.benchmark(kvarn.Rules("nine"), part="tuning", whole=True)
+    assert whole and all(b["move_values"] for b in whole[:50])
+    with pytest.raises(kvarn.KvarnError, match="no committed whole-game set"):
+        kvarn.benchmark(rules, whole=True)
+    with pytest.raises(kvarn.KvarnError, match="expected heldout or tuning"):
+        kvarn.benchmark(rules, part="test")
