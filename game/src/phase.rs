@@ -70,6 +70,15 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// `win`, `draw` or `loss`: its name in reports, as its serialised form writes it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Outcome::Win => "win",
+            Outcome::Draw => "draw",
+            Outcome::Loss => "loss",
+        }
+    }
+
     /// The outcome as a score for the player to move: 1 a win, 0 a draw, -1 a loss, so
     /// that the better of two outcomes is the larger.
     pub fn score(self) -> i8 {

@@ -70,11 +70,7 @@ impl Agent {
         let game = self.playable(&game)?;
         py.detach(|| {
             let outcome = self.lock()?.outcome(&game).map_err(refused)?;
-            Ok(outcome.map(|o| match o {
-                Outcome::Win => "win",
-                Outcome::Draw => "draw",
-                Outcome::Loss => "loss",
-            }))
+            Ok(outcome.map(Outcome::name))
         })
     }
 

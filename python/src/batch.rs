@@ -105,10 +105,10 @@ impl BatchSim {
     fn to_move<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
         PyArray1::from_iter(
             py,
-            self.sim.positions().iter().map(|p| match p.side_to_move() {
-                kvarn_game::Color::White => 0,
-                kvarn_game::Color::Black => 1,
-            }),
+            self.sim
+                .positions()
+                .iter()
+                .map(|p| p.side_to_move().index() as u8),
         )
     }
 

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use kvarn_game::Outcome;
 use kvarn_solver::benchmark as sets;
 use kvarn_solver::benchmark::{BenchPosition, Part};
 use pyo3::prelude::*;
@@ -11,15 +10,6 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::error::refused;
 use crate::game::Rules;
-
-/// `win`, `draw` or `loss`.
-pub(crate) fn outcome_name(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Win => "win",
-        Outcome::Draw => "draw",
-        Outcome::Loss => "loss",
-    }
-}
 
 /// Positions as dictionaries: `position`, `phase`, `value` (for the player to move),
 /// `distance`, `preserving` (the moves that keep the value), `legal` (how many moves),
@@ -31,14 +21,14 @@ pub(crate) fn dicts<'py>(py: Python<'py>, set: &[BenchPosition]) -> PyResult<Bou
         let d = PyDict::new(py);
         d.set_item("position", &b.position)?;
         d.set_item("phase", b.phase.name())?;
-        d.set_item("value", outcome_name(b.value))?;
+        d.set_item("value", b.value.name())?;
         d.set_item("distance", b.distance)?;
         d.set_item("preserving", &b.preserving)?;
         d.set_item("legal", b.legal)?;
         d.set_item("critical", b.critical())?;
         let moves = PyDict::new(py);
         for (m, o) in &b.move_values {
-            moves.set_item(m, outcome_name(*o))?;
+            moves.set_item(m, o.name())?;
         }
         d.set_item("move_values", moves)?;
         list.append(d)?;

@@ -90,11 +90,10 @@ impl Model {
             .ok_or_else(|| {
                 refused("observations must be a C-contiguous float32 array (np.ascontiguousarray)")
             })?;
-        let (mut logits, mut wdl) = (Vec::new(), Vec::new());
-        self.inference
-            .evaluate_into(features, batch, &mut logits, &mut wdl);
-        let logits = Array2::from_shape_vec((batch, self.actions()), logits).map_err(refused)?;
-        let wdl = Array2::from_shape_vec((batch, 3), wdl).map_err(refused)?;
+        let out = self.inference.evaluate(features, batch);
+        let logits =
+            Array2::from_shape_vec((batch, self.actions()), out.policy_logits).map_err(refused)?;
+        let wdl = Array2::from_shape_vec((batch, 3), out.wdl).map_err(refused)?;
         Ok((
             PyArray2::from_owned_array(py, logits),
             PyArray2::from_owned_array(py, wdl),

@@ -18,8 +18,6 @@ pub struct Tables {
     tables: ExactTables,
 }
 
-use crate::benchmark::outcome_name as name;
-
 #[pymethods]
 impl Tables {
     #[new]
@@ -58,9 +56,9 @@ impl Tables {
         Ok(values.map(|(v, moves)| {
             let moves = moves
                 .into_iter()
-                .map(|(m, o)| (m.to_string(), name(o).to_string()))
+                .map(|(m, o)| (m.to_string(), o.name().to_string()))
                 .collect();
-            (name(v).to_string(), moves)
+            (v.name().to_string(), moves)
         }))
     }
 

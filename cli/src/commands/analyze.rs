@@ -259,7 +259,7 @@ impl Review {
                     "ply": ply,
                     "side": c.to_string(),
                     "move": task.moves.get(ply - task.start.ply()).map(|m| m.to_string()),
-                    "lost": format!("{} to {}", outcome_name(from), outcome_name(to)),
+                    "lost": format!("{} to {}", from.name(), to.name()),
                 })),
                 _ => None,
             })
@@ -271,14 +271,6 @@ impl Review {
             "black": side(Color::Black),
             "blunders": blunders,
         })
-    }
-}
-
-fn outcome_name(o: Outcome) -> &'static str {
-    match o {
-        Outcome::Win => "win",
-        Outcome::Draw => "draw",
-        Outcome::Loss => "loss",
     }
 }
 
@@ -317,16 +309,15 @@ fn review(
         if let Some((v, moves)) = &values {
             let by_move: serde_json::Map<String, serde_json::Value> = moves
                 .iter()
-                .map(|(m, o)| (m.to_string(), json!(outcome_name(*o))))
+                .map(|(m, o)| (m.to_string(), json!(o.name())))
                 .collect();
-            line["exact"] = json!({ "value": outcome_name(*v), "moves": by_move });
+            line["exact"] = json!({ "value": v.name(), "moves": by_move });
         }
         if let Some(m) = played {
             line["played"] = json!(m.to_string());
             line["mark"] = json!(match mark {
                 Mark::Keeps => "keeps".to_string(),
-                Mark::Blunder(from, to) =>
-                    format!("blunder: {} to {}", outcome_name(from), outcome_name(to)),
+                Mark::Blunder(from, to) => format!("blunder: {} to {}", from.name(), to.name()),
                 Mark::Unknown => "unknown".to_string(),
             });
             let white = |x: f32| if mover == Color::White { x } else { -x };

@@ -8,10 +8,9 @@ use anyhow::Context;
 use clap::Args;
 use kvarn_engine::protocol::{self, AlphaBetaMaker, EngineMaker};
 use kvarn_model::{DeviceChoice, file};
-use kvarn_selfplay::{Endgame, NetEngineMaker};
+use kvarn_selfplay::{Endgame, NetEngineMaker, net_agent};
 
 use crate::rules_args::RulesArgs;
-use kvarn_selfplay::net_agent;
 
 /// Arguments of `kvarn engine`: the rules to start with (`setoption` can change them).
 #[derive(Args, Debug)]

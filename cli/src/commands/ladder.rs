@@ -12,12 +12,11 @@ use kvarn_arena::ladder::{
 };
 use kvarn_game::Rules;
 use kvarn_model::{DeviceChoice, file};
+use kvarn_selfplay::net_agent;
 use kvarn_storage::write_atomically;
 use kvarn_train::ladder_plot::{LadderPoint, ladder_svg};
 use kvarn_train::stages::evaluation;
 use kvarn_train::{RunConfig, RunDir};
-
-use kvarn_selfplay::net_agent;
 
 /// Arguments of `kvarn ladder`.
 #[derive(Args, Debug)]

@@ -8,10 +8,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kvarn_arena::agent::AgentFactory;
 use kvarn_arena::matches::{MatchConfig, MatchReport, SprtReport, run_match, run_sprt};
+use kvarn_arena::records::{FORMAT, Header, VERSION, write_records};
 use kvarn_arena::sprt::{SprtParams, SprtStatus, Verdict};
 use kvarn_game::Color;
-
-use kvarn_arena::records::{FORMAT, Header, VERSION, write_records};
 use kvarn_selfplay::net_agent;
 
 use crate::rules_args::RulesArgs;

@@ -5,9 +5,9 @@ use std::io::{BufRead, Write};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use kvarn_game::{Board, Color, Game, Move, Position, Rules};
+use kvarn_selfplay::net_agent;
 
 use crate::rules_args::{RulesArgs, StartArgs};
-use kvarn_selfplay::net_agent;
 
 /// Which colour the person plays.
 #[derive(Clone, Copy, Debug, ValueEnum)]
