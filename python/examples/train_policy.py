@@ -29,6 +29,12 @@ import kvarn
 REMOVAL_REWARD = 0.1
 
 
+def result_for(side, white_result):
+    """A finished game's result for the side that played `side` (0 White, 1 Black): 1,
+    0 or -1, from `BatchSim.step`'s result for White (1 won, 2 drawn, -1 lost)."""
+    return 0.0 if white_result == 2 else float(white_result) * (1 - 2 * side)
+
+
 class Policy(nn.Module):
     def __init__(self, inputs, actions, hidden=256):
         super().__init__()
@@ -60,8 +66,8 @@ class Rollouts:
         self.done = []  # (obs, mask, action, return) of finished games
         self.results = []
 
-    def step(self, policy, rng):
-        sim, games = self.sim, len(self.side)
+    def step(self, policy):
+        sim = self.sim
         sim.observe(self.obs, self.masks)
         mine = sim.to_move() == self.side
         actions = sim.random_actions()
@@ -78,7 +84,7 @@ class Rollouts:
             self.finish(g, results[g])
 
     def finish(self, g, white_result):
-        outcome = 0.0 if white_result == 2 else float(white_result) * (1 - 2 * self.side[g])
+        outcome = result_for(self.side[g], white_result)
         self.results.append(outcome)
         for obs, mask, action, taken_then in self.open[g]:
             shaped = REMOVAL_REWARD * (self.taken[g] - taken_then)
@@ -119,8 +125,7 @@ def evaluate(policy, rules, games, seed):
         results = sim.step(actions)
         for g in np.flatnonzero(results):
             if np.isnan(outcome[g]):
-                r = results[g]
-                outcome[g] = 0.0 if r == 2 else float(r) * (1 - 2 * side[g])
+                outcome[g] = result_for(side[g], results[g])
     wins, draws = (outcome == 1).sum(), (outcome == 0).sum()
     return (wins + 0.5 * draws) / games, int(wins), int(draws), int(games - wins - draws)
 
@@ -135,17 +140,15 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     torch.manual_seed(args.seed)
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     rules = kvarn.Rules(args.variant)
     policy = Policy(rules.input_len, rules.actions)
     optimiser = torch.optim.Adam(policy.parameters(), lr=1e-3)
     rollouts = Rollouts(rules, args.games, args.seed)
-    rng = np.random.default_rng(args.seed)
     before = evaluate(policy, rules, 200, args.seed + 1)
     print(f"{args.variant}: the untrained policy scores {before[0]:.1%} against random play")
     start, steps, last = time.perf_counter(), 0, 0.0
     while time.perf_counter() - start < args.minutes * 60:
-        rollouts.step(policy, rng)
+        rollouts.step(policy)
         if len(rollouts.done) >= args.batch:
             train_step(policy, optimiser, rollouts.done)
             rollouts.done = []

@@ -130,12 +130,22 @@ def test_batched_stepping_writes_into_the_callers_arrays():
         start.observe(np.zeros((2, rules.input_len), np.float32), mask1)
 
 
-def test_exact_values_equal_kvarn_probes(tmp_path):
+@pytest.fixture(scope="module")
+def five_db(tmp_path_factory):
+    """Five solved by `kvarn solve`, once for the tests that read its tables."""
+    db = tmp_path_factory.mktemp("tables") / "five"
+    subprocess.run(
+        [kvarn_binary(), "solve", "--variant", "five", "--out", str(db)],
+        check=True, capture_output=True, env={**os.environ, "RUST_BACKTRACE": "0"},
+    )
+    return db
+
+
+def test_exact_values_equal_kvarn_probes(five_db, tmp_path):
     """Five solved by `kvarn solve`, probed from Python: the start and a position along a
     game, each move's value as `kvarn probe` prints it."""
-    db = tmp_path / "five"
+    db = five_db
     env = {**os.environ, "RUST_BACKTRACE": "0"}
-    subprocess.run([kvarn_binary(), "solve", "--variant", "five", "--out", str(db)], check=True, capture_output=True, env=env)
     rules = kvarn.Rules("five")
     tables = kvarn.Tables(str(db), rules)
     game = kvarn.Game(rules)
@@ -179,14 +189,11 @@ def test_random_actions_are_legal_and_to_move_names_the_side(variant):
     assert (again.random_actions() == first).all(), "a seed gives the same actions"
 
 
-def test_benchmark_positions_carry_the_tables_values(tmp_path):
+def test_benchmark_positions_carry_the_tables_values(five_db):
     """The committed Five set and positions drawn from Five's tables: every value and
     every kept move as the tables give them."""
-    db = tmp_path / "five"
-    env = {**os.environ, "RUST_BACKTRACE": "0"}
-    subprocess.run([kvarn_binary(), "solve", "--variant", "five", "--out", str(db)], check=True, capture_output=True, env=env)
     rules = kvarn.Rules("five")
-    tables = kvarn.Tables(str(db), rules)
+    tables = kvarn.Tables(str(five_db), rules)
     committed = kvarn.benchmark(rules)
     drawn = tables.sample(60, seed=2)
     assert len(committed) > 100 and len(drawn) == 60
