@@ -326,22 +326,32 @@ try {
   }
   checkLongTasks();
 
-  // Undo, New game and Stop while the model thinks (each clicked as soon as it thinks).
+  // Undo, New game and Stop while the model thinks, each clicked in the page as soon as it
+  // thinks: an observer of the page's thinking mark clicks, in the task that set it, so
+  // that no search can end first however slowly the test's own calls come through.
   const whileThinking = async (button) => {
     await idle(page);
     const move = (await info(page)).legal[0];
     const at = await page.locator(`circle.hit[data-point="${move.to ?? move.from}"]`).boundingBox();
     if (move.kind === "shift") await tap(page, move.from);
-    await page.mouse.click(at.x + at.width / 2, at.y + at.height / 2);
-    return page.evaluate(async (id) => {
-      const frames = window.kvarnPage.game.frames.length;
-      const thinking = Boolean(document.body.dataset.thinking);
-      const a = performance.now();
-      document.getElementById(id).click();
-      // Until the next frame is drawn: what the person sees.
-      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      return { thinking, ms: performance.now() - a, before: frames, after: window.kvarnPage.game.frames.length, thinkingAfter: Boolean(document.body.dataset.thinking) };
+    await page.evaluate((id) => {
+      window.whileThinking = null;
+      const observer = new MutationObserver(async () => {
+        if (!document.body.dataset.thinking) return;
+        observer.disconnect();
+        const frames = window.kvarnPage.game.frames.length;
+        const thinking = Boolean(document.body.dataset.thinking);
+        const a = performance.now();
+        document.getElementById(id).click();
+        // Until the next frame is drawn: what the person sees.
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        window.whileThinking = { thinking, ms: performance.now() - a, before: frames, after: window.kvarnPage.game.frames.length, thinkingAfter: Boolean(document.body.dataset.thinking) };
+      });
+      observer.observe(document.body, { attributes: true, attributeFilter: ["data-thinking"] });
     }, button);
+    await page.mouse.click(at.x + at.width / 2, at.y + at.height / 2);
+    await page.waitForFunction(() => window.whileThinking, null, { timeout: 30000 });
+    return page.evaluate(() => window.whileThinking);
   };
   const undo = await whileThinking("undo");
   figures.undo_while_thinking_ms = Math.round(undo.ms * 10) / 10;
