@@ -1,6 +1,7 @@
 //! Training throughput: optimiser steps per second on the network's device, with the
 //! batch built as the reference PyTorch script builds its own (random inputs, one-hot
-//! policy and value targets, every action legal), so the two figures compare; and the
+//! policy and value targets, every action legal), so the two figures compare, or with as
+//! many legal actions as a game's positions have; and the
 //! parts of a run's training stage (`kvarn bench replay`).
 
 use std::time::{Duration, Instant};
@@ -32,9 +33,19 @@ pub struct TrainThroughput {
 
 /// The benchmark batch: pseudo-random inputs, row `i` aiming its policy at action
 /// `31 i mod actions`, its value at outcome `i mod 3` and point `p`'s ownership at plane
-/// `(i + p) mod 3` (used where the network has an ownership head).
-pub fn reference_batch(network: &Network, batch: usize) -> Batch {
+/// `(i + p) mod 3` (used where the network has an ownership head). Every action is legal,
+/// or `legal` of them per row (the target's and others evenly spaced after it), as in a
+/// game's positions, where the policy head works on the legal ones alone.
+pub fn reference_batch(network: &Network, batch: usize, legal: Option<usize>) -> Batch {
     let dims = network.dims();
+    let per_row = legal.unwrap_or(dims.actions).clamp(1, dims.actions);
+    let spacing = dims.actions / per_row;
+    let mut mask = vec![false; batch * dims.actions];
+    for (i, row) in mask.chunks_exact_mut(dims.actions).enumerate() {
+        for j in 0..per_row {
+            row[(i * 31 + j * spacing) % dims.actions] = true;
+        }
+    }
     let mut policy = vec![0.0; batch * dims.actions];
     let mut value = vec![0.0; batch * 3];
     let n = dims.points;
@@ -49,7 +60,7 @@ pub fn reference_batch(network: &Network, batch: usize) -> Batch {
     Batch {
         size: batch,
         features: kvarn_model::bench::pseudo_random_inputs(batch * dims.input, 0x2545_f491),
-        legal: vec![true; batch * dims.actions],
+        legal: mask,
         policy,
         policy_weight: vec![1.0; batch],
         value,
@@ -58,11 +69,12 @@ pub fn reference_batch(network: &Network, batch: usize) -> Batch {
     }
 }
 
-/// Trains `network` (a copy) on the reference batch with AdamW at learning rate 1e-3 for
-/// about `time`, after three warm-up steps.
+/// Trains `network` (a copy) on the reference batch (with `legal` actions a row, or all)
+/// with AdamW at learning rate 1e-3 for about `time`, after three warm-up steps.
 pub fn training(
     network: &Network,
     batch: usize,
+    legal: Option<usize>,
     time: Duration,
     engine: TrainEngine,
 ) -> TrainThroughput {
@@ -74,7 +86,7 @@ pub fn training(
         ..TrainConfig::default()
     };
     let mut trainer = Trainer::new(network, config);
-    let data = reference_batch(network, batch);
+    let data = reference_batch(network, batch, legal);
     let steps = steps_on(&mut trainer, &data, time);
     TrainThroughput {
         batch,

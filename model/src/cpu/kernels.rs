@@ -302,6 +302,35 @@ dispatched! {
     }
 }
 
+dispatched! {
+    /// `a · b`, in sixteen running sums (a fixed order, whatever the CPU).
+    pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+        let mut lanes = [0.0f32; 16];
+        let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
+        let tail: f32 = ca
+            .remainder()
+            .iter()
+            .zip(cb.remainder())
+            .map(|(x, y)| x * y)
+            .sum();
+        for (x, y) in ca.zip(cb) {
+            for ((l, x), y) in lanes.iter_mut().zip(x).zip(y) {
+                *l += x * y;
+            }
+        }
+        lanes.iter().sum::<f32>() + tail
+    }
+}
+
+dispatched! {
+    /// `y += alpha × x`.
+    pub fn axpy(y: &mut [f32], alpha: f32, x: &[f32]) {
+        for (y, x) in y.iter_mut().zip(x) {
+            *y += alpha * x;
+        }
+    }
+}
+
 /// One AdamW update's numbers, as burn's `AdamW` computes them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AdamWStep {

@@ -17,10 +17,12 @@ pub mod kernels;
 mod packed;
 mod precision;
 mod reduced;
+mod sparse_head;
 mod training;
 mod vnni;
 
 pub use inference::CpuMlp;
 pub use kernels::KernelPath;
 pub use precision::{Precision, PrecisionError, request as precision_request};
+pub use sparse_head::RowActions;
 pub use training::{AdamW, MlpTraining, OptimizerStateError};

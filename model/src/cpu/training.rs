@@ -4,6 +4,7 @@
 //! pass. The loss itself is the trainer's: it hands back the gradients of the logits.
 
 use super::kernels::{self, AdamWStep, Product, Transpose};
+use super::sparse_head::{self, Head, RowActions};
 use crate::mlp::ResidualMlp;
 
 /// AdamW's settings; the defaults are burn's `AdamWConfig`'s.
@@ -90,6 +91,15 @@ pub struct MlpTraining {
     logits: Vec<Vec<f32>>,
     d_hidden: Vec<f32>,
     scratch: Vec<f32>,
+    /// The policy head's actions of the last forward pass (its logits are theirs alone).
+    policy_actions: RowActions,
+    /// The policy weights transposed (a row per action), as the sparse head reads them;
+    /// and their gradient in that layout.
+    policy_t: Vec<f32>,
+    policy_grad_t: Vec<f32>,
+    /// The policy head's logits or their gradients, `rows × actions`, where the listed
+    /// actions are dense enough for the dense products.
+    policy_dense: Vec<f32>,
 }
 
 impl MlpTraining {
@@ -126,6 +136,10 @@ impl MlpTraining {
             logits: Vec::new(),
             d_hidden: Vec::new(),
             scratch: Vec::new(),
+            policy_actions: RowActions::default(),
+            policy_t: Vec::new(),
+            policy_grad_t: Vec::new(),
+            policy_dense: Vec::new(),
         }
     }
 
@@ -169,13 +183,22 @@ impl MlpTraining {
     }
 
     /// Runs `rows` encoded positions (`x`, row-major) forward, keeping what the backward
-    /// pass needs; returns the policy logits (`rows × actions`) and win/draw/loss logits
-    /// (`rows × 3`).
+    /// pass needs; returns the policy logits of the actions `policy` lists for each row
+    /// (the legal ones: the loss masks the others), one per entry, and the win/draw/loss
+    /// logits (`rows × 3`).
     ///
     /// # Panics
-    /// When `x` does not hold `rows` rows of the input size.
-    pub fn forward(&mut self, x: &[f32], rows: usize) -> (&[f32], &[f32]) {
+    /// When `x` does not hold `rows` rows of the input size, or `policy` lists another
+    /// number of rows or an action beyond the head.
+    pub fn forward(&mut self, x: &[f32], rows: usize, policy: &RowActions) -> (&[f32], &[f32]) {
         assert_eq!(x.len(), rows * self.input_len(), "feature rows");
+        assert_eq!(policy.rows(), rows, "policy action rows");
+        let actions = self.actions() as u32;
+        assert!(
+            policy.actions().iter().all(|&a| a < actions),
+            "policy actions in the head"
+        );
+        self.policy_actions.clone_from(policy);
         let width = self.width();
         let blocks = self.layers.len() - 1 - self.heads;
         self.rows = rows;
@@ -211,9 +234,10 @@ impl MlpTraining {
     fn heads_forward(&mut self) {
         let rows = self.rows;
         let first = self.layers.len() - self.heads;
-        let last = &self.hidden[self.hidden.len() - 1];
         self.logits.resize_with(self.heads, Vec::new);
-        for (&layer, out) in self.layers[first..].iter().zip(&mut self.logits) {
+        self.policy_forward();
+        let last = &self.hidden[self.hidden.len() - 1];
+        for (&layer, out) in self.layers[first + 1..].iter().zip(&mut self.logits[1..]) {
             out.resize(rows * layer.outputs, 0.0);
             Product::new(rows, layer.outputs, layer.inputs)
                 .with_parallel()
@@ -273,8 +297,9 @@ impl MlpTraining {
     fn heads_backward(&mut self, d_logits: &[&[f32]]) {
         let rows = self.rows;
         let first = self.layers.len() - self.heads;
+        self.policy_backward(d_logits[0]);
         let last = &self.hidden[self.hidden.len() - 1];
-        for (i, (&layer, &d)) in self.layers[first..].iter().zip(d_logits).enumerate() {
+        for (&layer, &d) in self.layers[first + 1..].iter().zip(&d_logits[1..]) {
             Product {
                 a: Transpose::Yes,
                 ..Product::new(layer.inputs, layer.outputs, rows)
@@ -284,12 +309,117 @@ impl MlpTraining {
             kernels::column_sums(&mut self.grads[layer.bias()], d);
             Product {
                 b: Transpose::Yes,
-                accumulate: i > 0,
+                accumulate: true,
                 ..Product::new(rows, layer.inputs, layer.outputs)
             }
             .with_parallel()
             .run(d, &self.params[layer.weights()], &mut self.d_hidden);
         }
+    }
+
+    /// The policy head's layer.
+    fn policy_layer(&self) -> Layer {
+        self.layers[self.layers.len() - self.heads]
+    }
+
+    /// Whether the last forward pass listed so many policy actions that the head's dense
+    /// products beat the sparse passes (more than a quarter of them, as in a benchmark's
+    /// batch with every action legal).
+    fn policy_is_dense(&self) -> bool {
+        4 * self.policy_actions.len() > self.rows * self.policy_layer().outputs
+    }
+
+    /// The policy logits of the listed actions, from the last hidden layer.
+    fn policy_forward(&mut self) {
+        let policy = self.policy_layer();
+        let last = &self.hidden[self.hidden.len() - 1];
+        let list = &self.policy_actions;
+        if self.policy_is_dense() {
+            let dense = &mut self.policy_dense;
+            dense.resize(self.rows * policy.outputs, 0.0);
+            Product::new(self.rows, policy.outputs, policy.inputs)
+                .with_parallel()
+                .run(last, &self.params[policy.weights()], dense);
+            kernels::add_bias(dense, &self.params[policy.bias()]);
+            let logits = &mut self.logits[0];
+            logits.clear();
+            for r in 0..self.rows {
+                let row = &dense[r * policy.outputs..(r + 1) * policy.outputs];
+                logits.extend(list.actions()[list.row(r)].iter().map(|&a| row[a as usize]));
+            }
+            return;
+        }
+        sparse_head::transpose(
+            &self.params[policy.weights()],
+            policy.inputs,
+            policy.outputs,
+            &mut self.policy_t,
+        );
+        let head = Head {
+            weights_t: &self.policy_t,
+            bias: &self.params[policy.bias()],
+            width: policy.inputs,
+        };
+        sparse_head::forward(&head, last, list, &mut self.logits[0]);
+    }
+
+    /// The policy head's gradients from its logits' (`d`, one per listed action), and the
+    /// last hidden layer's into `d_hidden` (overwritten).
+    fn policy_backward(&mut self, d: &[f32]) {
+        let policy = self.policy_layer();
+        let last = &self.hidden[self.hidden.len() - 1];
+        let list = &self.policy_actions;
+        let dense_path = self.policy_is_dense();
+        let (weights, bias) = self.grads[policy.weights().start..policy.bias().end]
+            .split_at_mut(policy.inputs * policy.outputs);
+        if dense_path {
+            let dense = &mut self.policy_dense;
+            dense.clear();
+            dense.resize(self.rows * policy.outputs, 0.0);
+            for r in 0..self.rows {
+                for k in list.row(r) {
+                    dense[r * policy.outputs + list.actions()[k] as usize] = d[k];
+                }
+            }
+            Product {
+                a: Transpose::Yes,
+                ..Product::new(policy.inputs, policy.outputs, self.rows)
+            }
+            .with_parallel()
+            .run(last, dense, weights);
+            kernels::column_sums(bias, dense);
+            Product {
+                b: Transpose::Yes,
+                ..Product::new(self.rows, policy.inputs, policy.outputs)
+            }
+            .with_parallel()
+            .run(dense, &self.params[policy.weights()], &mut self.d_hidden);
+            return;
+        }
+        let head = Head {
+            weights_t: &self.policy_t,
+            bias: &self.params[policy.bias()],
+            width: policy.inputs,
+        };
+        self.policy_grad_t
+            .resize(policy.inputs * policy.outputs, 0.0);
+        sparse_head::backward(
+            &head,
+            last,
+            list,
+            d,
+            &mut self.policy_grad_t,
+            bias,
+            &mut self.d_hidden,
+        );
+        let transposed = &mut self.scratch;
+        sparse_head::transpose(
+            &self.policy_grad_t,
+            policy.outputs,
+            policy.inputs,
+            transposed,
+        );
+        weights.copy_from_slice(transposed);
     }
 
     /// A residual layer's weight and bias gradients from its output gradient (in

@@ -3,16 +3,12 @@
 //! and the rest of the backward pass and AdamW on the fast kernels.
 
 use kvarn_model::burn::tensor::Device;
-use kvarn_model::cpu::{AdamW, MlpTraining, OptimizerStateError, kernels};
+use kvarn_model::cpu::{AdamW, MlpTraining, OptimizerStateError, RowActions, kernels};
 use kvarn_model::{Model, Network};
 use rayon::prelude::*;
 
 use super::losses::{LossWeights, Losses};
 use crate::replay::Batch;
-
-/// What a masked-out action's logit becomes before the softmax (as in
-/// `Network::forward_training`).
-const MASKED_LOGIT: f32 = -1.0e9;
 
 /// An MLP being trained on the fast CPU path.
 pub(super) struct FastMlp {
@@ -69,8 +65,9 @@ impl FastMlp {
     /// Forward pass and loss; the logits' gradients are left in `d_policy`, `d_value` and
     /// `d_ownership`.
     fn loss(&mut self, batch: &Batch, weights: LossWeights) -> Losses {
-        let (policy, value) = self.training.forward(&batch.features, batch.size);
-        let mut losses = policy_loss(policy, batch, &mut self.d_policy);
+        let legal = RowActions::from_mask(&batch.legal, self.training.actions());
+        let (policy, value) = self.training.forward(&batch.features, batch.size, &legal);
+        let mut losses = policy_loss(policy, &legal, batch, &mut self.d_policy);
         let (value_loss, value_accuracy) =
             value_loss(value, batch, weights.value, &mut self.d_value);
         losses.value = value_loss;
@@ -132,21 +129,13 @@ impl FastMlp {
 }
 
 /// One row's cross-entropy against `target` and its logits' gradient: `grad` gets
-/// `scale × (softmax × Σ target − target)` (0 where `legal` is false) and the row's loss
-/// `−Σ target × log softmax` and whether its most likely entry is the target's come back.
-fn row_loss(
-    logits: &[f32],
-    legal: Option<&[bool]>,
-    target: &[f32],
-    scale: f32,
-    grad: &mut [f32],
-) -> (f64, bool) {
-    grad.copy_from_slice(logits);
-    if let Some(legal) = legal {
-        for (g, &ok) in grad.iter_mut().zip(legal) {
-            *g = if ok { *g } else { MASKED_LOGIT };
-        }
+/// `scale × (softmax × Σ target − target)` and the row's loss `−Σ target × log softmax`
+/// and whether its most likely entry is the target's come back (nothing for an empty row).
+fn row_loss(logits: &[f32], target: &[f32], scale: f32, grad: &mut [f32]) -> (f64, bool) {
+    if logits.is_empty() {
+        return (0.0, false);
     }
+    grad.copy_from_slice(logits);
     let best = argmax(grad);
     let max = grad[best];
     let dot: f32 = grad.iter().zip(target).map(|(l, t)| l * t).sum();
@@ -157,11 +146,6 @@ fn row_loss(
     let k = scale * mass / sum;
     for (g, &t) in grad.iter_mut().zip(target) {
         *g = k * *g - scale * t;
-    }
-    if let Some(legal) = legal {
-        for (g, &ok) in grad.iter_mut().zip(legal) {
-            *g = if ok { *g } else { 0.0 };
-        }
     }
     (loss, best == argmax(target))
 }
@@ -181,28 +165,35 @@ fn argmax(values: &[f32]) -> usize {
 const ROWS_PER_TASK: usize = 32;
 
 /// Weighted policy cross-entropy over the rows with a full search, its accuracy, and the
-/// logits' gradients into `grad`.
-fn policy_loss(logits: &[f32], batch: &Batch, grad: &mut Vec<f32>) -> Losses {
-    let actions = logits.len() / batch.size.max(1);
+/// logits' gradients into `grad`; `logits` and `grad` hold one value per legal action
+/// (`legal`'s entries).
+fn policy_loss(logits: &[f32], legal: &RowActions, batch: &Batch, grad: &mut Vec<f32>) -> Losses {
+    let actions = batch.policy.len() / batch.size.max(1);
     let weight_sum = batch.policy_weight.iter().sum::<f32>().max(1.0);
+    grad.clear();
     grad.resize(logits.len(), 0.0);
-    let chunk = ROWS_PER_TASK * actions;
-    let (loss, hits) = grad
-        .par_chunks_mut(chunk)
-        .enumerate()
-        .map(|(c, grad)| {
-            let first = c * ROWS_PER_TASK;
+    let (loss, hits) = legal
+        .split_rows_mut(grad, ROWS_PER_TASK)
+        .into_par_iter()
+        .map(|(first, grad)| {
             let (mut loss, mut hits) = (0.0f64, 0.0f64);
-            for (i, g) in grad.chunks_exact_mut(actions).enumerate() {
-                let r = first + i;
-                let row = r * actions..(r + 1) * actions;
+            let base = legal.row(first).start;
+            let mut target = Vec::new();
+            for r in first..(first + ROWS_PER_TASK).min(batch.size) {
+                let entries = legal.row(r);
+                let policy = &batch.policy[r * actions..(r + 1) * actions];
+                target.clear();
+                target.extend(
+                    legal.actions()[entries.clone()]
+                        .iter()
+                        .map(|&a| policy[a as usize]),
+                );
                 let w = batch.policy_weight[r];
                 let (l, hit) = row_loss(
-                    &logits[row.clone()],
-                    Some(&batch.legal[row.clone()]),
-                    &batch.policy[row],
+                    &logits[entries.clone()],
+                    &target,
                     w / weight_sum,
-                    g,
+                    &mut grad[entries.start - base..entries.end - base],
                 );
                 loss += f64::from(w) * l;
                 hits += if hit { f64::from(w) } else { 0.0 };
@@ -228,13 +219,7 @@ fn value_loss(logits: &[f32], batch: &Batch, value_weight: f32, grad: &mut Vec<f
         .zip(grad.chunks_exact_mut(3))
         .enumerate()
     {
-        let (l, hit) = row_loss(
-            row,
-            None,
-            &batch.value[3 * r..3 * r + 3],
-            value_weight / n,
-            g,
-        );
+        let (l, hit) = row_loss(row, &batch.value[3 * r..3 * r + 3], value_weight / n, g);
         loss += l;
         hits += usize::from(hit);
     }
@@ -290,7 +275,6 @@ fn points_loss(logits: &[f32], target: &[f32], scale: f32, grad: &mut [f32]) -> 
         let mut d = [0.0f32; 3];
         let (l, _) = row_loss(
             &at.map(|i| logits[i]),
-            None,
             &at.map(|i| target[i]),
             scale,
             &mut d,

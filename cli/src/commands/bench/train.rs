@@ -31,6 +31,11 @@ pub struct TrainArgs {
     /// Give the network the training-only ownership head (`network.ownership_head`).
     #[arg(long)]
     ownership_head: bool,
+    /// Legal actions per row (default: every action, as the reference PyTorch script's
+    /// batch). A game's positions have about 5 to 30, and the policy head then works on
+    /// those alone; GFLOP/s still counts the whole head.
+    #[arg(long)]
+    legal: Option<usize>,
 }
 
 /// Runs `kvarn bench train`.
@@ -45,6 +50,10 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.batches.iter().all(|&b| (1..=1 << 16).contains(&b)),
         "--batches: each size must be 1..=65536"
+    );
+    anyhow::ensure!(
+        args.legal != Some(0),
+        "--legal: at least 1 legal action a row"
     );
     let device = args.device.device()?;
     let network = kvarn_model::Network::new(rules, config.clone(), 0, &device)?;
@@ -67,7 +76,13 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     // A step is a forward and a backward pass: about three forward passes of arithmetic.
     let flops_per_sample = 3.0 * network.forward_flops();
     for &batch in &args.batches {
-        let t = kvarn_train::bench::training(&network, batch, duration(args.seconds)?, engine);
+        let t = kvarn_train::bench::training(
+            &network,
+            batch,
+            args.legal,
+            duration(args.seconds)?,
+            engine,
+        );
         outln!(
             "batch {:5}: {:8.1} steps/s  {:9.0} samples/s  {:6.1} GFLOP/s  ({} steps, final loss {:.3}, {})",
             t.batch,
