@@ -60,8 +60,11 @@ python3 scripts/module-cycles.py >/dev/null || python3 scripts/module-cycles.py
 export KVARN_REQUIRE_ALL=1
 cargo test --workspace --locked "$@"
 # The Python package (python/): built into the test environment as `pip install ./python`
-# builds it, then its pytest suite against the kvarn binary the tests just built.
-"$KVARN_PYTHON" -m pip install --quiet --disable-pip-version-check --no-build-isolation ./python
+# builds it, then its pytest suite against the kvarn binary the tests just built. The
+# environment's own programs come first on the path: maturin's build hook runs `maturin`
+# by name, which an environment that is not activated would not find.
+PATH="$(dirname "$KVARN_PYTHON"):$PATH" \
+    "$KVARN_PYTHON" -m pip install --quiet --disable-pip-version-check --no-build-isolation ./python
 KVARN="${CARGO_TARGET_DIR:-target}/debug/kvarn" "$KVARN_PYTHON" -m pytest -q python/tests
 # The AVX2 kernel path under an emulated CPU without AVX-512.
 if [ "$(uname -m)" = x86_64 ]; then
