@@ -190,10 +190,16 @@ pub(super) fn backward(
         });
 }
 
-/// `out[j × rows + i] = m[i × cols + j]`: `m` (`rows × cols`) transposed.
-pub(super) fn transpose(m: &[f32], rows: usize, cols: usize, out: &mut Vec<f32>) {
-    out.clear();
-    out.resize(rows * cols, 0.0);
+/// `out[j × rows + i] = m[i × cols + j]`: `m` (`rows × cols`) transposed into `out`.
+///
+/// # Panics
+/// When `m` or `out` does not hold `rows × cols` values.
+pub(super) fn transpose(m: &[f32], rows: usize, cols: usize, out: &mut [f32]) {
+    assert_eq!(
+        (m.len(), out.len()),
+        (rows * cols, rows * cols),
+        "a {rows}×{cols} matrix"
+    );
     const TILE: usize = 32;
     for i0 in (0..rows).step_by(TILE) {
         for j0 in (0..cols).step_by(TILE) {
@@ -240,7 +246,7 @@ mod tests {
         let bias: Vec<f32> = (0..actions).map(|i| value(i, 3)).collect();
         let mask: Vec<bool> = (0..rows * actions).map(|i| i % 3 != 1).collect();
         let list = RowActions::from_mask(&mask, actions);
-        let mut weights_t = Vec::new();
+        let mut weights_t = vec![0.0; width * actions];
         transpose(&weights, width, actions, &mut weights_t);
         let head = Head {
             weights_t: &weights_t,

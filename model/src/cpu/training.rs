@@ -349,6 +349,7 @@ impl MlpTraining {
             }
             return;
         }
+        self.policy_t.resize(policy.inputs * policy.outputs, 0.0);
         sparse_head::transpose(
             &self.params[policy.weights()],
             policy.inputs,
@@ -412,14 +413,7 @@ impl MlpTraining {
             bias,
             &mut self.d_hidden,
         );
-        let transposed = &mut self.scratch;
-        sparse_head::transpose(
-            &self.policy_grad_t,
-            policy.outputs,
-            policy.inputs,
-            transposed,
-        );
-        weights.copy_from_slice(transposed);
+        sparse_head::transpose(&self.policy_grad_t, policy.outputs, policy.inputs, weights);
     }
 
     /// A residual layer's weight and bias gradients from its output gradient (in
