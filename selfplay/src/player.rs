@@ -308,7 +308,7 @@ pub static SETTINGS: &[Setting] = &[
         Kind::Choice(PRECISIONS),
         "",
         "arithmetic of the network's products: auto (bf16 on CPUs with AMX tiles, 32-bit \
-         elsewhere), or forced: f32, bf16 (needs AMX) or int8 (needs AMX or AVX-512 VNNI)",
+         elsewhere), or forced: f32, bf16 (needs AMX) or int8 (needs AMX, AVX-512 VNNI or AVX2)",
         |s, Parsed::Word(w)| s.precision = Precision::parse_request(w).unwrap_or(None),
         |s| Some(s.precision.map_or("auto", Precision::name).into())
     ),

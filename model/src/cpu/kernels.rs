@@ -463,6 +463,38 @@ mod tests {
         }
     }
 
+    /// Each code is the value over the scale rounded half up, the largest value takes the
+    /// top code, and what should not come (negative, NaN) becomes 0, at every length.
+    #[test]
+    fn quantized_rows_round_to_their_codes() {
+        for len in [0, 1, 7, 8, 9, 70, 384] {
+            for top in [127u8, 255] {
+                let mut x: Vec<f32> = (0..len).map(|i| ((i * 37) % 101) as f32 * 0.013).collect();
+                if len > 2 {
+                    x[1] = -0.5;
+                    x[2] = f32::NAN;
+                }
+                let mut codes = vec![9u8; len];
+                let scale = quantize_u8(&mut codes, &x, top);
+                let max = x.iter().copied().filter(|v| *v > 0.0).fold(0.0, f32::max);
+                assert_eq!(scale, max / f32::from(top), "{len} {top}");
+                for (&code, &v) in codes.iter().zip(&x) {
+                    let want = if v > 0.0 {
+                        (v * (f32::from(top) / max) + 0.5)
+                            .floor()
+                            .min(f32::from(top)) as u8
+                    } else {
+                        0
+                    };
+                    assert_eq!(code, want, "{v} of {len}, top {top}");
+                }
+                if max > 0.0 {
+                    assert!(codes.contains(&top));
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_detected_path_is_named() {
         let path = KernelPath::detected();
@@ -488,21 +520,43 @@ dispatched! {
 }
 
 dispatched! {
-    /// Quantizes a row of non-negative values (ReLU outputs) to `0..=255` so that its
-    /// largest value is 255; returns the scale (`x ≈ code · scale`; 0 for a row of zeros).
-    pub fn quantize_u8(out: &mut [u8], x: &[f32]) -> f32 {
-        let max = x.iter().fold(0f32, |m, &v| m.max(v));
+    /// Quantizes a row of non-negative values (ReLU outputs) to `0..=top` so that its
+    /// largest value is `top`; returns the scale (`x ≈ code · scale`; 0 for a row of
+    /// zeros). Written with comparisons the compiler turns into vector max, convert and
+    /// pack instructions (a saturating `as u8` stays scalar).
+    pub fn quantize_u8(out: &mut [u8], x: &[f32], top: u8) -> f32 {
+        let max = largest(x);
         if max <= 0.0 {
             out.fill(0);
             return 0.0;
         }
-        let inverse = 255.0 / max;
+        let top = f32::from(top);
+        let inverse = top / max;
         for (o, &v) in out.iter_mut().zip(x) {
-            // `as` saturates: a negative value (none should come) becomes 0.
-            *o = (v * inverse + 0.5) as u8;
+            let y = v * inverse + 0.5;
+            // Into 0..=top, a NaN (none should come) to 0.
+            let y = if y > 0.0 { y } else { 0.0 };
+            let y = if y < top { y } else { top };
+            // SAFETY: `y` is finite and within 0..=255.
+            *o = unsafe { y.to_int_unchecked::<i32>() } as u8;
         }
-        max / 255.0
+        max / top
     }
+}
+
+/// The largest of `x` and 0, in eight lanes so that it vectorizes.
+#[inline(always)]
+fn largest(x: &[f32]) -> f32 {
+    let mut lanes = [0f32; 8];
+    let chunks = x.chunks_exact(8);
+    let tail = chunks.remainder();
+    for chunk in chunks {
+        for (m, &v) in lanes.iter_mut().zip(chunk) {
+            *m = if v > *m { v } else { *m };
+        }
+    }
+    let max = tail.iter().fold(0f32, |m, &v| if v > m { v } else { m });
+    lanes.iter().fold(max, |m, &v| if v > m { v } else { m })
 }
 
 dispatched! {

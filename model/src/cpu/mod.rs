@@ -3,7 +3,7 @@
 //! crate and fused element-wise passes, each on the widest instructions the CPU has
 //! (AVX-512 where offered, AVX2 otherwise), chosen at run time. Inference can also run
 //! its hidden layers and policy head in bf16 or int8 ([`Precision`]): on the AMX tiles,
-//! or int8 on AVX-512 VNNI.
+//! or int8 on AVX-512 VNNI or AVX2.
 //!
 //! burn's `flex` backend runs every layer as separate tensor operations with their own
 //! allocations and passes over memory, and its autodiff keeps a graph per step; for the
@@ -12,6 +12,7 @@
 //! against burn's forward pass, gradients and AdamW updates.
 
 mod amx;
+mod avx2;
 mod inference;
 pub mod kernels;
 mod packed;

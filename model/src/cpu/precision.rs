@@ -15,8 +15,9 @@ pub enum Precision {
     /// bf16 operands with 32-bit sums, on AMX tiles: 8 bits of mantissa, so outputs
     /// differ from 32-bit ones by about 1e-2 at most.
     Bf16,
-    /// 8-bit integers on AMX tiles or AVX-512 VNNI: each weight column scaled to ±127,
-    /// each activation row (ReLU outputs) to 0..=255 by its own largest value (scales
+    /// 8-bit integers on AMX tiles, AVX-512 VNNI or AVX2: each weight column scaled to
+    /// ±127, each activation row (ReLU outputs) to 0..=255 (0..=127 on AVX2, whose
+    /// products add in pairs in 16 bits) by its own largest value (scales
     /// computed from the data as it comes, so there is no calibration set to go stale),
     /// sums in 32-bit integers.
     Int8,
@@ -61,7 +62,7 @@ impl Precision {
         match self {
             Precision::F32 => "nothing",
             Precision::Bf16 => "Intel's AMX tiles (and the operating system's permission)",
-            Precision::Int8 => "Intel's AMX tiles or AVX-512 VNNI",
+            Precision::Int8 => "Intel's AMX tiles, AVX-512 VNNI or AVX2",
         }
     }
 
@@ -75,8 +76,8 @@ impl Precision {
     }
 
     /// The precision `auto` means here: bf16 where the AMX tiles are, 32-bit elsewhere
-    /// (int8 on VNNI alone is faster than 32-bit but moves the outputs more, so it is
-    /// only taken when asked for).
+    /// (int8 on VNNI or AVX2 alone is faster than 32-bit but moves the outputs more, so
+    /// it is only taken when asked for).
     pub fn automatic() -> Precision {
         if Precision::Bf16.is_available() {
             Precision::Bf16

@@ -6,10 +6,46 @@
 //!
 //! The products run on Intel's AMX tiles ([`super::amx`]) where the CPU has them, and
 //! int8 also on AVX-512 VNNI ([`super::vnni`]: AMD's Zen 4 and later, Intel's Ice Lake
-//! and later), which reads the same layout.
+//! and later) or on AVX2 alone ([`super::avx2`], with activations of 7 bits), which read
+//! the same layout.
 
 use super::packed::{Operand, PackedWeights};
-use super::{amx, kernels, vnni};
+use super::{amx, avx2, kernels, vnni};
+
+/// The instructions that multiply an operand here ([`Kernel::for_operand`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    /// Intel's AMX tiles: bf16 and int8.
+    Amx,
+    /// AVX-512 VNNI: int8.
+    Vnni,
+    /// AVX2's `vpmaddubsw`: int8, activations of 7 bits.
+    Avx2,
+}
+
+impl Kernel {
+    /// The widest kernel this CPU runs `operand` on, if any.
+    fn for_operand(operand: Operand) -> Option<Kernel> {
+        if amx::available() {
+            return Some(Kernel::Amx);
+        }
+        match operand {
+            Operand::Bf16 => None,
+            Operand::Int8 if vnni::available() => Some(Kernel::Vnni),
+            Operand::Int8 if avx2::available() => Some(Kernel::Avx2),
+            Operand::Int8 => None,
+        }
+    }
+
+    /// The largest code of an int8 activation: the tiles and VNNI add u8 × i8 products in
+    /// 32 bits and take all 255 levels; AVX2 adds two of them in 16 bits first.
+    fn top_code(self) -> u8 {
+        match self {
+            Kernel::Amx | Kernel::Vnni => u8::MAX,
+            Kernel::Avx2 => avx2::TOP_CODE,
+        }
+    }
+}
 
 /// Scratch of the calling thread: converted activations, row scales and 32-bit sums.
 #[derive(Default)]
@@ -26,7 +62,8 @@ thread_local! {
 
 impl PackedWeights {
     /// `out[rows, n] = input[rows, k] · w`. For int8 the inputs must not be negative
-    /// (they are ReLU outputs): each row is scaled to 0..=255.
+    /// (they are ReLU outputs): each row is scaled to the kernel's codes (0..=255, or
+    /// 0..=127 on AVX2).
     pub(crate) fn product(&self, rows: usize, input: &[f32], out: &mut [f32]) {
         let (k, n) = (self.k, self.n);
         assert!(input.len() >= rows * k, "input shorter than {rows}×{k}");
@@ -73,24 +110,28 @@ impl PackedWeights {
                 }
             }
             Operand::Int8 => {
+                let top = self.kernel().top_code();
                 let codes = as_bytes_mut(&mut s.a);
                 for (i, x) in rows_in {
-                    let scale = kernels::quantize_u8(&mut codes[i * k_pad..i * k_pad + k], x);
+                    let scale = kernels::quantize_u8(&mut codes[i * k_pad..i * k_pad + k], x, top);
                     s.row_scales.push(scale);
                 }
             }
         }
     }
+
+    /// The kernel that multiplies these weights here.
+    fn kernel(&self) -> Kernel {
+        Kernel::for_operand(self.operand)
+            .unwrap_or_else(|| panic!("{:?} products on a CPU without them", self.operand))
+    }
 }
 
 impl Operand {
-    /// Whether this machine multiplies in it: bf16 on the AMX tiles, int8 on them or on
-    /// AVX-512 VNNI.
+    /// Whether this machine multiplies in it: bf16 on the AMX tiles, int8 on them, on
+    /// AVX-512 VNNI or on AVX2.
     pub(crate) fn runs_here(self) -> bool {
-        match self {
-            Operand::Bf16 => amx::available(),
-            Operand::Int8 => amx::available() || vnni::available(),
-        }
+        Kernel::for_operand(self).is_some()
     }
 }
 
@@ -101,18 +142,14 @@ fn multiply(w: &PackedWeights, rows: usize, a: &[u8], sums: &mut [f32]) {
         "operand too short"
     );
     assert!(sums.len() >= rows * w.n_pad, "sums too short");
-    if amx::available() {
-        // SAFETY: the CPU has AMX and the process its permission (`available`); the
+    match w.kernel() {
+        // SAFETY: the CPU has AMX and the process its permission (`amx::available`); the
         // lengths are checked above.
-        unsafe { amx::multiply(w, rows, a, sums) }
-    } else {
-        assert!(
-            w.operand == Operand::Int8 && vnni::available(),
-            "{:?} products on a CPU without them",
-            w.operand
-        );
-        // SAFETY: the CPU has AVX-512 VNNI (checked); the lengths are checked above.
-        unsafe { vnni::multiply(w, rows, a, sums) }
+        Kernel::Amx => unsafe { amx::multiply(w, rows, a, sums) },
+        // SAFETY: the CPU has AVX-512 VNNI (`vnni::available`); the lengths are checked.
+        Kernel::Vnni => unsafe { vnni::multiply(w, rows, a, sums) },
+        // SAFETY: the CPU has AVX2 (`avx2::available`); the lengths are checked.
+        Kernel::Avx2 => unsafe { avx2::multiply(w, rows, a, sums) },
     }
 }
 
@@ -172,14 +209,14 @@ mod tests {
     ];
 
     /// Weights and activations of small integers whose int8 scales are 1 (each weight
-    /// column holds 127, each activation row 255), so that the codes are the integers
-    /// themselves and every product is exact, and their product.
-    fn exact_case(rows: usize, k: usize, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    /// column holds 127, each activation row `top`, the kernel's largest code), so that
+    /// the codes are the integers themselves and every product is exact, and their product.
+    fn exact_case(rows: usize, k: usize, n: usize, top: u8) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
         let mut w = integers(k * n, 7, -127, 127);
         w[..n].fill(127.0);
-        let mut a = integers(rows * k, 11, 0, 255);
+        let mut a = integers(rows * k, 11, 0, i32::from(top));
         for row in a.chunks_exact_mut(k) {
-            row[0] = 255.0;
+            row[0] = f32::from(top);
         }
         let want = reference(rows, k, n, &a, &w);
         (w, a, want)
@@ -187,34 +224,29 @@ mod tests {
 
     #[test]
     fn reduced_products_of_small_integers_are_exact() {
-        if !Operand::Int8.runs_here() {
-            eprintln!("no AMX or VNNI on this machine: the reduced products are not exercised");
-            return;
-        }
-        for (rows, k, n) in SHAPES {
-            let (w, a, want) = exact_case(rows, k, n);
-            // bf16 holds integers up to 256 exactly, and sums of them are exact in f32.
-            for operand in [Operand::Int8, Operand::Bf16]
-                .into_iter()
-                .filter(|o| o.runs_here())
-            {
+        for operand in [Operand::Int8, Operand::Bf16] {
+            let Some(kernel) = Kernel::for_operand(operand) else {
+                eprintln!("no kernel for {operand:?} products on this machine: not exercised");
+                continue;
+            };
+            for (rows, k, n) in SHAPES {
+                // bf16 holds integers up to 256 exactly, and sums of them are exact in f32.
+                let (w, a, want) = exact_case(rows, k, n, kernel.top_code());
                 let packed = PackedWeights::new(&w, k, n, operand);
                 let mut got = vec![f32::NAN; rows * n];
                 packed.product(rows, &a, &mut got);
-                assert_eq!(got, want, "{operand:?} {rows}×{k}×{n}");
+                assert_eq!(got, want, "{operand:?} on {kernel:?} {rows}×{k}×{n}");
             }
         }
     }
 
-    /// The VNNI kernel, which a CPU with AMX does not take, called directly.
-    #[test]
-    fn vnni_int8_products_are_exact() {
-        if !vnni::available() {
-            eprintln!("no AVX-512 VNNI on this machine: its kernel is not exercised");
-            return;
-        }
+    /// An int8 kernel called directly, as a CPU with a wider one would not call it.
+    fn direct_int8_products_are_exact(
+        top: u8,
+        multiply: unsafe fn(&PackedWeights, usize, &[u8], &mut [f32]),
+    ) {
         for (rows, k, n) in SHAPES {
-            let (w, a, want) = exact_case(rows, k, n);
+            let (w, a, want) = exact_case(rows, k, n, top);
             let packed = PackedWeights::new(&w, k, n, Operand::Int8);
             let mut codes = vec![0u8; rows * packed.k_pad];
             for (i, row) in a.chunks_exact(k).enumerate() {
@@ -223,13 +255,53 @@ mod tests {
                 }
             }
             let mut sums = vec![0f32; rows * packed.n_pad];
-            // SAFETY: the CPU has VNNI; the buffers have the extents `multiply` needs.
-            unsafe { vnni::multiply(&packed, rows, &codes, &mut sums) };
+            // SAFETY: the caller checked the CPU; the buffers have the extents the
+            // kernels need.
+            unsafe { multiply(&packed, rows, &codes, &mut sums) };
             let got: Vec<f32> = (0..rows)
                 .flat_map(|i| bytemuck_i32(&sums[i * packed.n_pad..i * packed.n_pad + n]))
                 .map(|&s| s as f32)
                 .collect();
             assert_eq!(got, want, "{rows}×{k}×{n}");
+        }
+    }
+
+    #[test]
+    fn vnni_int8_products_are_exact() {
+        if !vnni::available() {
+            eprintln!("no AVX-512 VNNI on this machine: its kernel is not exercised");
+            return;
+        }
+        direct_int8_products_are_exact(Kernel::Vnni.top_code(), vnni::multiply);
+    }
+
+    #[test]
+    fn avx2_int8_products_are_exact() {
+        if !avx2::available() {
+            eprintln!("no AVX2 on this machine: its kernel is not exercised");
+            return;
+        }
+        direct_int8_products_are_exact(Kernel::Avx2.top_code(), avx2::multiply);
+    }
+
+    /// The largest products AVX2's 16-bit pairs meet (every code 127, every weight ±127)
+    /// stay exact: none saturates.
+    #[test]
+    fn avx2_pairs_of_the_largest_codes_do_not_saturate() {
+        if !avx2::available() {
+            eprintln!("no AVX2 on this machine: its kernel is not exercised");
+            return;
+        }
+        let (rows, k, n) = (7, 128, 32);
+        let codes = vec![avx2::TOP_CODE; rows * k];
+        for sign in [1.0, -1.0] {
+            let w = vec![127.0 * sign; k * n];
+            let packed = PackedWeights::new(&w, k, n, Operand::Int8);
+            let mut sums = vec![0f32; rows * packed.n_pad];
+            // SAFETY: the CPU has AVX2; the buffers have the extents `multiply` needs.
+            unsafe { avx2::multiply(&packed, rows, &codes, &mut sums) };
+            let want = (sign * 127.0 * 127.0 * k as f32) as i32;
+            assert!(bytemuck_i32(&sums).iter().all(|&s| s == want), "{sign}");
         }
     }
 }

@@ -15,8 +15,14 @@ use super::packed::{BLOCK, PackedWeights, ROW_BYTES};
 /// accumulators).
 const ROWS: usize = 8;
 
-/// Whether this CPU has AVX-512 VNNI (with F and BW).
+/// Whether this CPU has AVX-512 VNNI (with F and BW), and `KVARN_VNNI=off` does not set
+/// it aside (to measure the AVX2 kernel on such a CPU).
 pub(crate) fn available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| std::env::var("KVARN_VNNI").map_or(true, |v| v != "off") && detect())
+}
+
+fn detect() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx512f")
