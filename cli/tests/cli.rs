@@ -1010,3 +1010,40 @@ fn the_perfect_player_converts_every_won_position_and_a_random_player_does_not()
     assert!(!ok);
     assert!(err.contains("holds no win/draw/loss tables"), "{err}");
 }
+
+/// `kvarn sample-bank --check BANK --as-set FILE` writes rows of the bank as a benchmark
+/// set that `kvarn eval solver --set` reads, spread over the bank's phases, and refuses
+/// to overwrite a file.
+#[test]
+fn the_committed_bank_is_written_as_a_benchmark_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let bank = paths::workspace().join("docs/results/nine-solve/sample-bank.kvbank");
+    let bank = bank.to_str().unwrap();
+    let set = dir.path().join("bank-set.jsonl");
+    let set = set.to_str().unwrap();
+    let args = [
+        "sample-bank",
+        "--check",
+        bank,
+        "--as-set",
+        set,
+        "--as-set-positions",
+        "120",
+    ];
+    let (ok, out, err) = kvarn(&args);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("120 of its rows written as a benchmark set"),
+        "{out}"
+    );
+    let (_, rows) = kvarn_solver::benchmark::read_set(std::path::Path::new(set)).unwrap();
+    assert_eq!(rows.len(), 120);
+    for phase in ["placing", "moving", "flying", "removal"] {
+        assert!(
+            rows.iter().filter(|r| r.phase.name() == phase).count() >= 10,
+            "{phase}"
+        );
+    }
+    let (ok, _, err) = kvarn(&args);
+    assert!(!ok && err.contains("exists"), "{err}");
+}

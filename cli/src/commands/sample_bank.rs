@@ -1,6 +1,9 @@
 //! `kvarn sample-bank`: a bank of exact training samples of the whole game, drawn over the
 //! moving phase's win/draw/loss tables and the placing search, away from the committed
-//! benchmark sets; or, given `--check`, a bank read back and summed up without tables.
+//! benchmark sets; or, given `--check`, a bank read back and summed up without tables,
+//! and with `--as-set`, written as a benchmark set, so that `kvarn eval solver --set`
+//! scores a model on positions it trained on: how well it fits them, beside how well it
+//! does on the held-out set, says whether more samples or a larger network is missing.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -9,7 +12,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use kvarn_solver::benchmark::bank::{self, BankHeader, BankSpec};
 use kvarn_solver::benchmark::whole_game::{WholeGameSpec, men_placed};
-use kvarn_solver::benchmark::{BenchPosition, committed_keys};
+use kvarn_solver::benchmark::{BenchPosition, committed_keys, subset, write_set};
 
 use crate::rules_args::RulesArgs;
 
@@ -28,6 +31,14 @@ pub struct SampleBankArgs {
     /// print what it holds; no tables needed.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["db", "out"])]
     check: Option<PathBuf>,
+    /// With --check: also write the bank's rows as a benchmark set (`kvarn eval solver
+    /// --set FILE`). An existing file is refused.
+    #[arg(long, value_name = "FILE", requires = "check")]
+    as_set: Option<PathBuf>,
+    /// With --as-set: only this many rows, spread as evenly as the bank allows over its
+    /// phases and outcomes (default: every row).
+    #[arg(long, value_name = "N", requires = "as_set")]
+    as_set_positions: Option<usize>,
     /// Positions with men in hand, from random games, every count of men placed alike.
     #[arg(long, default_value_t = 10_000)]
     placing: usize,
@@ -63,6 +74,9 @@ pub fn run(args: &SampleBankArgs) -> anyhow::Result<()> {
             header.rules
         );
         summary(&header, &rows);
+        if let Some(out) = &args.as_set {
+            write_as_set(&header, &rows, out, args.as_set_positions)?;
+        }
         return Ok(());
     }
     let (Some(db), Some(out)) = (&args.db, &args.out) else {
@@ -117,6 +131,32 @@ fn draw(args: &SampleBankArgs, db: &std::path::Path, out: &std::path::Path) -> a
         std::fs::metadata(out)?.len()
     );
     summary(&header, &rows);
+    Ok(())
+}
+
+/// The bank's rows (or `positions` of them, evenly over phases and outcomes) as a
+/// benchmark set in `out`.
+fn write_as_set(
+    header: &BankHeader,
+    rows: &[BenchPosition],
+    out: &std::path::Path,
+    positions: Option<usize>,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !out.exists(),
+        "{} exists: give a new file for --as-set",
+        out.display()
+    );
+    let set = match positions {
+        Some(n) => subset(rows, n),
+        None => rows.to_vec(),
+    };
+    write_set(out, &header.rules, &set)?;
+    outln!(
+        "{} of its rows written as a benchmark set to {} (`kvarn eval solver --set`)",
+        set.len(),
+        out.display()
+    );
     Ok(())
 }
 
