@@ -266,22 +266,27 @@ mod tests {
         }
     }
 
+    /// Each int8 kernel this CPU has, called directly (a CPU with a wider one never calls
+    /// the narrower).
     #[test]
-    fn vnni_int8_products_are_exact() {
-        if !vnni::available() {
-            eprintln!("no AVX-512 VNNI on this machine: its kernel is not exercised");
-            return;
+    fn each_int8_kernel_called_directly_is_exact() {
+        type Multiply = unsafe fn(&PackedWeights, usize, &[u8], &mut [f32]);
+        let kernels: [(&str, bool, Kernel, Multiply); 2] = [
+            (
+                "AVX-512 VNNI",
+                vnni::available(),
+                Kernel::Vnni,
+                vnni::multiply,
+            ),
+            ("AVX2", avx2::available(), Kernel::Avx2, avx2::multiply),
+        ];
+        for (name, here, kernel, multiply) in kernels {
+            if !here {
+                eprintln!("no {name} on this machine: its kernel is not exercised");
+                continue;
+            }
+            direct_int8_products_are_exact(kernel.top_code(), multiply);
         }
-        direct_int8_products_are_exact(Kernel::Vnni.top_code(), vnni::multiply);
-    }
-
-    #[test]
-    fn avx2_int8_products_are_exact() {
-        if !avx2::available() {
-            eprintln!("no AVX2 on this machine: its kernel is not exercised");
-            return;
-        }
-        direct_int8_products_are_exact(Kernel::Avx2.top_code(), avx2::multiply);
     }
 
     /// The largest products AVX2's 16-bit pairs meet (every code 127, every weight ±127)
