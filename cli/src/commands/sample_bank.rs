@@ -63,6 +63,13 @@ pub struct SampleBankArgs {
 /// Runs `kvarn sample-bank`.
 pub fn run(args: &SampleBankArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.check {
+        if let Some(out) = &args.as_set {
+            anyhow::ensure!(
+                !out.exists(),
+                "{} exists: give a new file for --as-set",
+                out.display()
+            );
+        }
         let (header, rows) = bank::read_bank(path)?;
         let excluded = committed_keys(&header.rules)?;
         bank::check_bank(&header, &rows, &excluded)?;
@@ -135,23 +142,22 @@ fn draw(args: &SampleBankArgs, db: &std::path::Path, out: &std::path::Path) -> a
 }
 
 /// The bank's rows (or `positions` of them, evenly over phases and outcomes) as a
-/// benchmark set in `out`.
+/// benchmark set in `out` (which the caller checked is new).
 fn write_as_set(
     header: &BankHeader,
     rows: &[BenchPosition],
     out: &std::path::Path,
     positions: Option<usize>,
 ) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        !out.exists(),
-        "{} exists: give a new file for --as-set",
-        out.display()
-    );
+    let part;
     let set = match positions {
-        Some(n) => subset(rows, n),
-        None => rows.to_vec(),
+        Some(n) => {
+            part = subset(rows, n);
+            &part[..]
+        }
+        None => rows,
     };
-    write_set(out, &header.rules, &set)?;
+    write_set(out, &header.rules, set)?;
     outln!(
         "{} of its rows written as a benchmark set to {} (`kvarn eval solver --set`)",
         set.len(),

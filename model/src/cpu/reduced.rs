@@ -71,14 +71,15 @@ impl PackedWeights {
         if rows == 0 {
             return;
         }
+        let kernel = self.kernel();
         SCRATCH.with_borrow_mut(|s| {
-            self.convert(rows, input, s);
+            self.convert(kernel, rows, input, s);
             if self.operand == Operand::Bf16 && n == self.n_pad {
                 // The sums are the output: written in place.
-                return multiply(self, rows, as_bytes_mut(&mut s.a), out);
+                return multiply(kernel, self, rows, as_bytes_mut(&mut s.a), out);
             }
             s.sums.resize(rows * self.n_pad, 0.0);
-            multiply(self, rows, as_bytes_mut(&mut s.a), &mut s.sums);
+            multiply(kernel, self, rows, as_bytes_mut(&mut s.a), &mut s.sums);
             let stride = self.n_pad;
             for (i, row) in out.chunks_exact_mut(n).take(rows).enumerate() {
                 let sums = &s.sums[i * stride..i * stride + n];
@@ -95,9 +96,9 @@ impl PackedWeights {
         });
     }
 
-    /// Converts `rows` rows of `input` into the scratch's operand, its columns padded
-    /// with zeros to `k_pad`.
-    fn convert(&self, rows: usize, input: &[f32], s: &mut Scratch) {
+    /// Converts `rows` rows of `input` into the scratch's operand for `kernel`, its
+    /// columns padded with zeros to `k_pad`.
+    fn convert(&self, kernel: Kernel, rows: usize, input: &[f32], s: &mut Scratch) {
         let (k, k_pad) = (self.k, self.k_pad);
         s.a.clear();
         s.a.resize((rows * k_pad * self.operand.bytes()).div_ceil(2), 0);
@@ -110,7 +111,7 @@ impl PackedWeights {
                 }
             }
             Operand::Int8 => {
-                let top = self.kernel().top_code();
+                let top = kernel.top_code();
                 let codes = as_bytes_mut(&mut s.a);
                 for (i, x) in rows_in {
                     let scale = kernels::quantize_u8(&mut codes[i * k_pad..i * k_pad + k], x, top);
@@ -135,14 +136,15 @@ impl Operand {
     }
 }
 
-/// `sums[rows, n_pad] = a[rows, k_pad] · w` on the widest instructions the CPU has.
-fn multiply(w: &PackedWeights, rows: usize, a: &[u8], sums: &mut [f32]) {
+/// `sums[rows, n_pad] = a[rows, k_pad] · w` on `kernel` (`w.kernel()`: the widest
+/// instructions the CPU has).
+fn multiply(kernel: Kernel, w: &PackedWeights, rows: usize, a: &[u8], sums: &mut [f32]) {
     assert!(
         a.len() >= rows * w.k_pad * w.operand.bytes(),
         "operand too short"
     );
     assert!(sums.len() >= rows * w.n_pad, "sums too short");
-    match w.kernel() {
+    match kernel {
         // SAFETY: the CPU has AMX and the process its permission (`amx::available`); the
         // lengths are checked above.
         Kernel::Amx => unsafe { amx::multiply(w, rows, a, sums) },
