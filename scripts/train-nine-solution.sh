@@ -8,6 +8,12 @@
 #                                                        besides everything before
 #   scripts/train-nine-solution.sh selfplay GENERATIONS  self-play alone, with the endgame
 #                                                        knowledge the shipped run had
+#   scripts/train-nine-solution.sh wide GENERATIONS      the bank arm's generation 439 widened
+#                                                        to 416 (the widest under 4 MB), with
+#                                                        the placing bank beside the bank
+#                                                        (docs/results/nine-solution/placing-bank.kvbank),
+#                                                        a new run (runs/nine-wide) with the
+#                                                        bank arm's settings, self-play in int8
 #
 # Each arm is a copy of the committed runs/nine (runs/nine-ARM) resumed to GENERATIONS in
 # all, with a warm restart of the learning rate (0.0003, cosine over the generations to
@@ -18,15 +24,42 @@
 # that decides whether the bank arm's model is shipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-arm=${1:?"bank or selfplay"}
+arm=${1:?"bank, selfplay or wide"}
 until=${2:?"generations in all (the committed run is at 255)"}
 run=runs/nine-$arm
 kvarn=${KVARN:-target/release/kvarn}
 [[ -x $kvarn ]] || cargo build --release -p kvarn --locked
+# The wide arm: a new run from the bank arm's last model, widened, with the settings the
+# bank arm's manifest had in force at generation 439 (its configuration and amendments)
+# and both banks; run it again after a stop to go on.
+wide() {
+    local until=$1 run=runs/nine-wide init=target/nine-439-w416.kvmodel
+    if [[ -f $run/manifest.json ]]; then
+        "$kvarn" train --resume "$run" --generations "$until"
+        return
+    fi
+    mkdir -p target
+    "$kvarn" model widen runs/nine-bank/models/gen-0439.kvmodel --hidden 416 --out "$init"
+    "$kvarn" train --config runs/nine-bank/config.toml --init "$init" --out "$run" \
+        --generations "$until" \
+        --set network.hidden=416 \
+        --set selfplay.endgame.exact_samples=50000 --set train.window_samples=800000 \
+        --set selfplay.random_starts.share=0.5 --set selfplay.endgame.decisive_starts=0.8 \
+        --set selfplay.endgame.decisive_min_turns=1 --set loop.evaluate_every=5 \
+        --set solver.max_men=5 --set selfplay.random_starts.max_men=5 \
+        --set selfplay.exact_bank.path=docs/results/nine-solve/sample-bank.kvbank \
+        --set 'selfplay.exact_bank.also=["docs/results/nine-solution/placing-bank.kvbank"]' \
+        --set selfplay.exact_bank.samples=20000 \
+        --set 'selfplay.precision="int8"' \
+        --set train.learning_rate=0.0003 \
+        --set "train.schedule={kind=\"cosine\", steps=$((until * 600)), min_fraction=0.15}"
+}
+
 case $arm in
     bank) bank=20000 ;;
     selfplay) bank=0 ;;
-    *) echo "unknown arm $arm: bank or selfplay" >&2; exit 2 ;;
+    wide) wide "$until"; exit ;;
+    *) echo "unknown arm $arm: bank, selfplay or wide" >&2; exit 2 ;;
 esac
 if [[ ! -f $run/manifest.json ]]; then
     mkdir -p runs

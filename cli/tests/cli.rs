@@ -1047,3 +1047,59 @@ fn the_committed_bank_is_written_as_a_benchmark_set() {
     let (ok, _, err) = kvarn(&args);
     assert!(!ok && err.contains("exists"), "{err}");
 }
+
+/// `kvarn sample-bank --beside A` draws away from bank A's positions: drawn from the same
+/// seed, the second bank shares no position with the first (up to symmetry and colours),
+/// so that a run reads both as one; a bank of other rules beside is refused.
+#[test]
+fn a_bank_drawn_beside_another_shares_none_of_its_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("six");
+    let d = db.to_str().unwrap();
+    let (ok, _, err) = kvarn(&["solve", "--variant", "six", "--wdl", "--out", d]);
+    assert!(ok, "{err}");
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (first, second) = (path("first.kvbank"), path("second.kvbank"));
+    let draw = |out: &str, beside: &[&str]| {
+        let mut args = vec![
+            "sample-bank",
+            "--variant",
+            "six",
+            "--db",
+            d,
+            "--placing",
+            "40",
+            "--moving",
+            "40",
+            "--removals",
+            "10",
+            "--seed",
+            "5",
+            "--hash",
+            "64",
+            "--out",
+            out,
+        ];
+        for b in beside {
+            args.extend(["--beside", b]);
+        }
+        kvarn(&args)
+    };
+    let (ok, _, err) = draw(&first, &[]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = draw(&second, &[&first]);
+    assert!(ok, "{err}");
+    let rules = kvarn_game::Rules::new(kvarn_game::Variant::Six);
+    let keys = |p: &str| -> std::collections::HashSet<u64> {
+        let (_, rows) = kvarn_solver::benchmark::bank::read_bank(std::path::Path::new(p)).unwrap();
+        rows.iter()
+            .map(|r| r.game(&rules).unwrap().position().canonical_key(&rules))
+            .collect()
+    };
+    let (a, b) = (keys(&first), keys(&second));
+    assert!(a.len() >= 80 && b.len() >= 80, "{} {}", a.len(), b.len());
+    assert!(a.is_disjoint(&b));
+    let nine = paths::workspace().join("docs/results/nine-solve/sample-bank.kvbank");
+    let (ok, _, err) = draw(&path("third.kvbank"), &[nine.to_str().unwrap()]);
+    assert!(!ok && err.contains("holds positions of"), "{err}");
+}

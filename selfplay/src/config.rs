@@ -552,6 +552,11 @@ impl SelfPlayConfig {
             "selfplay.exact_bank.samples",
             "needs selfplay.exact_bank.path: the bank to draw from",
         )?;
+        SettingError::check(
+            self.exact_bank.also.is_empty() || self.exact_bank.path.is_some(),
+            "selfplay.exact_bank.also",
+            "needs selfplay.exact_bank.path: the bank the others are read with",
+        )?;
         self.ray.validate()
     }
 }
@@ -564,6 +569,9 @@ impl SelfPlayConfig {
 pub struct ExactBank {
     /// The bank (a path from the folder the run starts in).
     pub path: Option<std::path::PathBuf>,
+    /// Further banks read with it as one, each drawn away from the others' positions
+    /// (`kvarn sample-bank --beside`): a position in two of them is refused.
+    pub also: Vec<std::path::PathBuf>,
     /// Samples drawn from it each generation, spread evenly over the phases and within
     /// each over its counts of men. 0: none.
     #[schemars(range(min = 0, max = 10_000_000))]

@@ -129,48 +129,28 @@ impl ExactSampling<'_> {
 pub struct BankSampling {
     /// Samples by phase, then by count of men.
     strata: Vec<(Phase, Vec<Vec<Sample>>)>,
-    /// Rows of the bank left out because a committed benchmark set holds them (or one of
+    /// Rows of the banks left out because a committed benchmark set holds them (or one of
     /// their images): 0 for a bank drawn as `kvarn sample-bank` draws them.
     pub excluded: u64,
 }
 
 impl BankSampling {
-    /// Reads the bank at `path`, of `rules`, leaving out the positions whose canonical
-    /// keys are in `excluded`.
+    /// Reads the banks at `paths` as one, of `rules`, leaving out the positions whose
+    /// canonical keys are in `excluded`.
     ///
     /// # Errors
-    /// The bank is unreadable, damaged or of other rules, or a row does not read.
+    /// A bank is unreadable, damaged or of other rules, a row does not read, or a
+    /// position is in two banks (or twice in one).
     pub fn open(
-        path: &Path,
+        paths: &[&Path],
         rules: &Rules,
         excluded: &HashSet<u64>,
     ) -> Result<BankSampling, SelfPlayError> {
-        let (header, rows) = kvarn_solver::benchmark::bank::read_bank(path)?;
-        let bad = |reason: String| SelfPlayError::Bank {
-            path: path.to_path_buf(),
-            reason,
-        };
-        if header.rules != *rules {
-            return Err(bad(format!(
-                "holds positions of {}, not {rules}",
-                header.rules
-            )));
-        }
-        let actions = ActionSpace::new(rules);
         let mut groups: BTreeMap<(Phase, u16), Vec<Sample>> = BTreeMap::new();
+        let mut seen = HashSet::new();
         let mut left_out = 0;
-        for (i, row) in rows.iter().enumerate() {
-            let sample = bank_sample(rules, &actions, row)
-                .map_err(|reason| bad(format!("row {}: {reason}", i + 1)))?;
-            if excluded.contains(&sample.position.canonical_key(rules)) {
-                left_out += 1;
-                continue;
-            }
-            let key = (
-                Phase::of(rules, &sample.position),
-                men_key(rules, &sample.position),
-            );
-            groups.entry(key).or_default().push(sample);
+        for path in paths {
+            left_out += read_into(path, rules, excluded, &mut seen, &mut groups)?;
         }
         let mut strata: Vec<(Phase, Vec<Vec<Sample>>)> = Vec::new();
         for ((phase, _), samples) in groups {
@@ -180,7 +160,10 @@ impl BankSampling {
             }
         }
         if strata.is_empty() {
-            return Err(bad("holds no position to draw".into()));
+            return Err(SelfPlayError::Bank {
+                path: paths.first().map(|p| p.to_path_buf()).unwrap_or_default(),
+                reason: "holds no position to draw".into(),
+            });
         }
         Ok(BankSampling {
             strata,
@@ -208,6 +191,53 @@ impl BankSampling {
             .map(|(p, by_men)| (*p, by_men.len(), by_men.iter().map(Vec::len).sum()))
             .collect()
     }
+}
+
+/// Reads the bank at `path` into `groups` (by phase and men), skipping the positions in
+/// `excluded` and refusing one already `seen`; returns how many were skipped.
+fn read_into(
+    path: &Path,
+    rules: &Rules,
+    excluded: &HashSet<u64>,
+    seen: &mut HashSet<u64>,
+    groups: &mut BTreeMap<(Phase, u16), Vec<Sample>>,
+) -> Result<u64, SelfPlayError> {
+    let (header, rows) = kvarn_solver::benchmark::bank::read_bank(path)?;
+    let bad = |reason: String| SelfPlayError::Bank {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if header.rules != *rules {
+        return Err(bad(format!(
+            "holds positions of {}, not {rules}",
+            header.rules
+        )));
+    }
+    let actions = ActionSpace::new(rules);
+    let mut left_out = 0;
+    for (i, row) in rows.iter().enumerate() {
+        let sample = bank_sample(rules, &actions, row)
+            .map_err(|reason| bad(format!("row {}: {reason}", i + 1)))?;
+        let key = sample.position.canonical_key(rules);
+        if excluded.contains(&key) {
+            left_out += 1;
+            continue;
+        }
+        if !seen.insert(key) {
+            return Err(bad(format!(
+                "row {} ({}) is a position of another bank read with it, or of this one \
+                 twice: draw a bank beside the others (`kvarn sample-bank --beside`)",
+                i + 1,
+                row.position
+            )));
+        }
+        let key = (
+            Phase::of(rules, &sample.position),
+            men_key(rules, &sample.position),
+        );
+        groups.entry(key).or_default().push(sample);
+    }
+    Ok(left_out)
 }
 
 /// The men a position is grouped by: men placed while placing (from 100 up, apart from

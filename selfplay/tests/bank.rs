@@ -14,7 +14,10 @@ fn bank() -> (Rules, BankSampling) {
     let rules = Rules::new(Variant::Nine);
     let path = paths::workspace().join("docs/results/nine-solve/sample-bank.kvbank");
     let excluded = kvarn_solver::benchmark::committed_keys(&rules).unwrap();
-    (rules, BankSampling::open(&path, &rules, &excluded).unwrap())
+    (
+        rules,
+        BankSampling::open(&[&path], &rules, &excluded).unwrap(),
+    )
 }
 
 #[test]
@@ -69,8 +72,18 @@ fn bank_samples_teach_every_phase_alike_with_legal_targets() {
 fn a_bank_of_other_rules_is_refused() {
     let six = Rules::new(Variant::Six);
     let path = paths::workspace().join("docs/results/nine-solve/sample-bank.kvbank");
-    let err = BankSampling::open(&path, &six, &HashSet::new())
+    let err = BankSampling::open(&[&path], &six, &HashSet::new())
         .err()
         .expect("a Nine bank is not Six's");
     assert!(err.to_string().contains("holds positions of"), "{err}");
+}
+
+#[test]
+fn a_position_in_two_banks_read_together_is_refused() {
+    let rules = Rules::new(Variant::Nine);
+    let path = paths::workspace().join("docs/results/nine-solve/sample-bank.kvbank");
+    let err = BankSampling::open(&[&path, &path], &rules, &HashSet::new())
+        .err()
+        .expect("the second copy's rows are all in the first");
+    assert!(err.to_string().contains("another bank"), "{err}");
 }

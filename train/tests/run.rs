@@ -458,6 +458,7 @@ fn each_generation_adds_exact_samples_from_the_bank_of_every_phase() {
     cfg.selfplay.exact_bank = kvarn_selfplay::ExactBank {
         path: Some(paths::workspace().join("docs/results/nine-solve/sample-bank.kvbank")),
         samples: 40,
+        also: vec![],
     };
     cfg.validate().unwrap();
     begin(&cfg, d).unwrap();

@@ -55,6 +55,14 @@ pub struct SampleBankArgs {
     /// proved in time is left out and counted in the header (0: no limit).
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     placing_limit: f64,
+    /// Draw away from this bank's positions too (repeatable), so that the banks can be
+    /// read together (`selfplay.exact_bank.also`).
+    #[arg(long, value_name = "FILE", conflicts_with = "check")]
+    beside: Vec<PathBuf>,
+    /// Memory of the placing search's transposition table, in MiB: positions of one
+    /// opening share much of their search, so a larger table proves later ones sooner.
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    hash: usize,
     /// Seed of the draws.
     #[arg(long, default_value_t = 63)]
     seed: u64,
@@ -101,7 +109,11 @@ fn draw(args: &SampleBankArgs, db: &std::path::Path, out: &std::path::Path) -> a
         args.placing_limit
     );
     let _lock = kvarn_storage::claim_folder(&super::bench_set::folder_of(out))?;
-    let judge = kvarn_solver::judge::WholeGame::open(db, rules)?;
+    let mut excluded = committed_keys(&rules)?;
+    for path in &args.beside {
+        excluded.extend(bank_keys(path, &rules)?);
+    }
+    let judge = kvarn_solver::judge::WholeGame::open_with(db, rules, args.hash << 20)?;
     let spec = BankSpec {
         whole: WholeGameSpec {
             placing: args.placing,
@@ -113,7 +125,6 @@ fn draw(args: &SampleBankArgs, db: &std::path::Path, out: &std::path::Path) -> a
         },
         removals: args.removals,
     };
-    let excluded = committed_keys(&rules)?;
     let started = Instant::now();
     let bar = indicatif::ProgressBar::new(args.placing as u64).with_style(
         indicatif::ProgressStyle::with_template(
@@ -139,6 +150,20 @@ fn draw(args: &SampleBankArgs, db: &std::path::Path, out: &std::path::Path) -> a
     );
     summary(&header, &rows);
     Ok(())
+}
+
+/// The canonical keys of the positions of the bank at `path`, which must be of `rules`.
+fn bank_keys(path: &std::path::Path, rules: &kvarn_game::Rules) -> anyhow::Result<Vec<u64>> {
+    let (header, rows) = bank::read_bank(path)?;
+    anyhow::ensure!(
+        header.rules == *rules,
+        "--beside {}: holds positions of {}, not {rules}",
+        path.display(),
+        header.rules
+    );
+    rows.iter()
+        .map(|row| Ok(row.game(rules)?.position().canonical_key(rules)))
+        .collect()
 }
 
 /// The bank's rows (or `positions` of them, evenly over phases and outcomes) as a

@@ -236,14 +236,17 @@ pub fn open_bank(config: &RunConfig) -> Result<Option<BankSampling>, RunError> {
     };
     let excluded =
         kvarn_solver::benchmark::committed_keys(&config.rules).map_err(RunError::solver)?;
-    let sampling = BankSampling::open(path, &config.rules, &excluded)?;
+    let paths: Vec<&Path> = std::iter::once(path.as_path())
+        .chain(bank.also.iter().map(|p| p.as_path()))
+        .collect();
+    let sampling = BankSampling::open(&paths, &config.rules, &excluded)?;
     let strata: Vec<String> = sampling
         .strata()
         .iter()
         .map(|(phase, men, n)| format!("{} {n} in {men} counts of men", phase.name()))
         .collect();
     tracing::info!(
-        bank = %path.display(),
+        banks = %paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
         excluded = sampling.excluded,
         strata = %strata.join(", "),
         "bank of exact samples read"
@@ -268,13 +271,14 @@ fn bank_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
     }
     let seed = kvarn_game::seeds::derive(config.seed, stream::BANK_SAMPLES, u64::from(g));
     let samples = bank.samples(seed, n);
-    let source = config
-        .selfplay
-        .exact_bank
+    let banks = &config.selfplay.exact_bank;
+    let sources: Vec<String> = banks
         .path
-        .as_ref()
-        .map(|p| p.display().to_string());
-    let model = format!("sample bank {}", source.unwrap_or_default());
+        .iter()
+        .chain(&banks.also)
+        .map(|p| p.display().to_string())
+        .collect();
+    let model = format!("sample bank {}", sources.join(" + "));
     write_exact_shard(config, &path, model, seed, &samples)?;
     tracing::info!(
         generation = g,
