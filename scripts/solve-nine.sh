@@ -5,8 +5,8 @@
 # moves, compares every unit's counts with the published table and its SHA-256 with the
 # committed digests, proves the start position's value with the placing search, checks
 # that the perfect player wins 1,000 won positions against itself and the baseline, and
-# rebuilds the committed whole-game benchmark set and bank of exact samples (each compared
-# byte for byte). Resumable: run it again after a stop; a stage whose log says it finished
+# rebuilds the committed whole-game benchmark set and banks of exact samples (each
+# compared byte for byte). Resumable: run it again after a stop; a stage whose log says it finished
 # is not run again.
 #
 #   scripts/solve-nine.sh [TABLES_DIR] [RESULTS_DIR]
@@ -14,7 +14,7 @@
 # TABLES_DIR (default db/nine-wdl) takes about 3 GB; RESULTS_DIR (default
 # docs/results/nine-solve) gets the logs that are committed: solve.log (a line a unit:
 # counts, longest win and loss, seconds, SHA-256 of the table), counts.md, start.txt,
-# convert.txt, whole-set.log and sample-bank.log.
+# convert.txt, whole-set.log, sample-bank.log and placing-bank.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tables=${1:-db/nine-wdl}
@@ -64,4 +64,12 @@ if ! finished "$results/sample-bank.log" "equals the committed one"; then
         --out "$rebuilt/sample-bank.kvbank" 2>&1 | tee "$results/sample-bank.log"
     cmp "$rebuilt/sample-bank.kvbank" docs/results/nine-solve/sample-bank.kvbank
     echo "the bank rebuilt equals the committed one" | tee -a "$results/sample-bank.log"
+fi
+if ! finished "$results/placing-bank.log" "equals the committed one"; then
+    "${timed[@]}" "$kvarn" sample-bank --variant nine --db "$tables" --placing 16000 \
+        --placing-from 5 --placing-limit 0 --moving 0 --removals 0 --seed 64 --hash 8192 \
+        --beside docs/results/nine-solve/sample-bank.kvbank \
+        --out "$rebuilt/placing-bank.kvbank" 2>&1 | tee "$results/placing-bank.log"
+    cmp "$rebuilt/placing-bank.kvbank" docs/results/nine-solve/placing-bank.kvbank
+    echo "the placing bank rebuilt equals the committed one" | tee -a "$results/placing-bank.log"
 fi

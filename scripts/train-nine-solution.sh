@@ -11,7 +11,7 @@
 #   scripts/train-nine-solution.sh wide GENERATIONS      the bank arm's generation 439 widened
 #                                                        to 416 (the widest under 4 MB), with
 #                                                        the placing bank beside the bank
-#                                                        (docs/results/nine-solution/placing-bank.kvbank),
+#                                                        (docs/results/nine-solve/placing-bank.kvbank),
 #                                                        a new run (runs/nine-wide) with the
 #                                                        bank arm's settings, self-play in int8
 #
@@ -48,7 +48,7 @@ wide() {
         --set selfplay.endgame.decisive_min_turns=1 --set loop.evaluate_every=5 \
         --set solver.max_men=5 --set selfplay.random_starts.max_men=5 \
         --set selfplay.exact_bank.path=docs/results/nine-solve/sample-bank.kvbank \
-        --set 'selfplay.exact_bank.also=["docs/results/nine-solution/placing-bank.kvbank"]' \
+        --set 'selfplay.exact_bank.also=["docs/results/nine-solve/placing-bank.kvbank"]' \
         --set selfplay.exact_bank.samples=20000 \
         --set 'selfplay.precision="int8"' \
         --set train.learning_rate=0.0003 \
