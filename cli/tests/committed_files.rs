@@ -153,3 +153,33 @@ fn the_committed_sample_bank_reads_and_keeps_clear_of_the_benchmark_sets() {
         assert!(count >= 900, "{count} positions with {n} men placed");
     }
 }
+
+/// The committed placing bank (`kvarn sample-bank --beside` the sample bank) reads whole;
+/// every row agrees with its position, none is a committed benchmark position or a
+/// position of the sample bank (up to symmetry and colours), so that a run reads both as
+/// one, and every count of men placed from 5 on has 1,000 of them.
+#[test]
+fn the_committed_placing_bank_keeps_clear_of_the_sample_bank() {
+    use kvarn_solver::benchmark::bank::{check_bank, read_bank};
+    use kvarn_solver::benchmark::whole_game::men_placed;
+    let dir = paths::workspace().join("docs/results/nine-solve");
+    let (header, rows) = read_bank(&dir.join("placing-bank.kvbank")).unwrap();
+    let rules = header.rules;
+    let mut excluded = kvarn_solver::benchmark::committed_keys(&rules).unwrap();
+    let (_, beside) = read_bank(&dir.join("sample-bank.kvbank")).unwrap();
+    excluded.extend(
+        beside
+            .iter()
+            .map(|r| r.game(&rules).unwrap().position().canonical_key(&rules)),
+    );
+    check_bank(&header, &rows, &excluded).unwrap();
+    let mut placed = [0usize; 18];
+    for row in &rows {
+        let game = row.game(&rules).unwrap();
+        assert!(game.position().men_in_hand() > 0, "{}", row.position);
+        placed[usize::from(men_placed(&rules, game.position()))] += 1;
+    }
+    for (n, &count) in placed.iter().enumerate().skip(5) {
+        assert!(count >= 1000, "{count} positions with {n} men placed");
+    }
+}

@@ -87,3 +87,20 @@ fn a_position_in_two_banks_read_together_is_refused() {
         .expect("the second copy's rows are all in the first");
     assert!(err.to_string().contains("another bank"), "{err}");
 }
+
+#[test]
+fn the_placing_bank_reads_with_the_sample_bank_as_one() {
+    let rules = Rules::new(Variant::Nine);
+    let dir = paths::workspace().join("docs/results/nine-solve");
+    let (main, placing) = (
+        dir.join("sample-bank.kvbank"),
+        dir.join("placing-bank.kvbank"),
+    );
+    let excluded = kvarn_solver::benchmark::committed_keys(&rules).unwrap();
+    let alone = BankSampling::open(&[&main], &rules, &excluded).unwrap();
+    let both = BankSampling::open(&[&main, &placing], &rules, &excluded).unwrap();
+    assert_eq!(both.excluded, 0);
+    let placing_rows = |b: &BankSampling| b.strata()[0].2;
+    assert_eq!(both.strata()[0].0, Phase::Placing);
+    assert!(placing_rows(&both) >= placing_rows(&alone) + 14_000);
+}
