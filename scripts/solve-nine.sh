@@ -6,8 +6,8 @@
 # committed digests, proves the start position's value with the placing search, checks
 # that the perfect player wins 1,000 won positions against itself and the baseline, and
 # rebuilds the committed whole-game benchmark set and banks of exact samples (each
-# compared byte for byte). Resumable: run it again after a stop; a stage whose log says it finished
-# is not run again.
+# compared byte for byte). Resumable: run it again after a stop; a stage whose log says
+# it finished is not run again.
 #
 #   scripts/solve-nine.sh [TABLES_DIR] [RESULTS_DIR]
 #

@@ -1091,9 +1091,9 @@ fn a_bank_drawn_beside_another_shares_none_of_its_positions() {
     assert!(ok, "{err}");
     let rules = kvarn_game::Rules::new(kvarn_game::Variant::Six);
     let keys = |p: &str| -> std::collections::HashSet<u64> {
-        let (_, rows) = kvarn_solver::benchmark::bank::read_bank(std::path::Path::new(p)).unwrap();
-        rows.iter()
-            .map(|r| r.game(&rules).unwrap().position().canonical_key(&rules))
+        kvarn_solver::benchmark::bank::bank_keys(std::path::Path::new(p), &rules)
+            .unwrap()
+            .into_iter()
             .collect()
     };
     let (a, b) = (keys(&first), keys(&second));

@@ -160,18 +160,13 @@ fn the_committed_sample_bank_reads_and_keeps_clear_of_the_benchmark_sets() {
 /// one, and every count of men placed from 5 on has 1,000 of them.
 #[test]
 fn the_committed_placing_bank_keeps_clear_of_the_sample_bank() {
-    use kvarn_solver::benchmark::bank::{check_bank, read_bank};
+    use kvarn_solver::benchmark::bank::{bank_keys, check_bank, read_bank};
     use kvarn_solver::benchmark::whole_game::men_placed;
     let dir = paths::workspace().join("docs/results/nine-solve");
     let (header, rows) = read_bank(&dir.join("placing-bank.kvbank")).unwrap();
     let rules = header.rules;
     let mut excluded = kvarn_solver::benchmark::committed_keys(&rules).unwrap();
-    let (_, beside) = read_bank(&dir.join("sample-bank.kvbank")).unwrap();
-    excluded.extend(
-        beside
-            .iter()
-            .map(|r| r.game(&rules).unwrap().position().canonical_key(&rules)),
-    );
+    excluded.extend(bank_keys(&dir.join("sample-bank.kvbank"), &rules).unwrap());
     check_bank(&header, &rows, &excluded).unwrap();
     let mut placed = [0usize; 18];
     for row in &rows {

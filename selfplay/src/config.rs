@@ -577,3 +577,14 @@ pub struct ExactBank {
     #[schemars(range(min = 0, max = 10_000_000))]
     pub samples: u64,
 }
+
+impl ExactBank {
+    /// Every bank read: `path`, then `also`.
+    pub fn paths(&self) -> Vec<&std::path::Path> {
+        self.path
+            .iter()
+            .chain(&self.also)
+            .map(|p| p.as_path())
+            .collect()
+    }
+}

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use clap::Args;
 use kvarn_solver::benchmark::bank::{self, BankHeader, BankSpec};
 use kvarn_solver::benchmark::whole_game::{WholeGameSpec, men_placed};
@@ -111,7 +112,10 @@ fn draw(args: &SampleBankArgs, db: &std::path::Path, out: &std::path::Path) -> a
     let _lock = kvarn_storage::claim_folder(&super::bench_set::folder_of(out))?;
     let mut excluded = committed_keys(&rules)?;
     for path in &args.beside {
-        excluded.extend(bank_keys(path, &rules)?);
+        excluded.extend(
+            bank::bank_keys(path, &rules)
+                .with_context(|| format!("--beside {}", path.display()))?,
+        );
     }
     let judge = kvarn_solver::judge::WholeGame::open_with(db, rules, args.hash << 20)?;
     let spec = BankSpec {
@@ -150,20 +154,6 @@ fn draw(args: &SampleBankArgs, db: &std::path::Path, out: &std::path::Path) -> a
     );
     summary(&header, &rows);
     Ok(())
-}
-
-/// The canonical keys of the positions of the bank at `path`, which must be of `rules`.
-fn bank_keys(path: &std::path::Path, rules: &kvarn_game::Rules) -> anyhow::Result<Vec<u64>> {
-    let (header, rows) = bank::read_bank(path)?;
-    anyhow::ensure!(
-        header.rules == *rules,
-        "--beside {}: holds positions of {}, not {rules}",
-        path.display(),
-        header.rules
-    );
-    rows.iter()
-        .map(|row| Ok(row.game(rules)?.position().canonical_key(rules)))
-        .collect()
 }
 
 /// The bank's rows (or `positions` of them, evenly over phases and outcomes) as a

@@ -231,14 +231,12 @@ fn write_exact_shard(
 /// A committed benchmark set or the bank is unreadable, or the bank is of other rules.
 pub fn open_bank(config: &RunConfig) -> Result<Option<BankSampling>, RunError> {
     let bank = &config.selfplay.exact_bank;
-    let Some(path) = bank.path.as_ref().filter(|_| bank.samples > 0) else {
+    let paths = bank.paths();
+    if paths.is_empty() || bank.samples == 0 {
         return Ok(None);
-    };
+    }
     let excluded =
         kvarn_solver::benchmark::committed_keys(&config.rules).map_err(RunError::solver)?;
-    let paths: Vec<&Path> = std::iter::once(path.as_path())
-        .chain(bank.also.iter().map(|p| p.as_path()))
-        .collect();
     let sampling = BankSampling::open(&paths, &config.rules, &excluded)?;
     let strata: Vec<String> = sampling
         .strata()
@@ -271,11 +269,11 @@ fn bank_samples(stage: &SelfPlayStage<'_>) -> Result<(), RunError> {
     }
     let seed = kvarn_game::seeds::derive(config.seed, stream::BANK_SAMPLES, u64::from(g));
     let samples = bank.samples(seed, n);
-    let banks = &config.selfplay.exact_bank;
-    let sources: Vec<String> = banks
-        .path
+    let sources: Vec<String> = config
+        .selfplay
+        .exact_bank
+        .paths()
         .iter()
-        .chain(&banks.also)
         .map(|p| p.display().to_string())
         .collect();
     let model = format!("sample bank {}", sources.join(" + "));

@@ -201,6 +201,25 @@ pub fn read_bank(path: &Path) -> Result<(BankHeader, Vec<BenchPosition>), Solver
     Ok((header, rows))
 }
 
+/// The canonical keys ([`Position::canonical_key`]) of the positions of the bank at
+/// `path`, which must hold positions of `rules`: what a bank drawn beside it leaves out.
+///
+/// # Errors
+/// [`SolverError::BenchmarkSet`] when the bank does not read, is of other rules, or a
+/// row's position does not read.
+pub fn bank_keys(path: &Path, rules: &Rules) -> Result<Vec<u64>, SolverError> {
+    let (header, rows) = read_bank(path)?;
+    if header.rules != *rules {
+        return Err(SolverError::BenchmarkSet {
+            path: path.display().to_string(),
+            reason: format!("holds positions of {}, not {rules}", header.rules),
+        });
+    }
+    rows.iter()
+        .map(|row| Ok(row.game(rules)?.position().canonical_key(rules)))
+        .collect()
+}
+
 /// Checks a bank's rows against its rules without tables: every position reads, its
 /// phase and legal moves are the position's, its value-keeping moves are legal and
 /// (unless it is lost) some, and no position is in `excluded` (canonical keys).
