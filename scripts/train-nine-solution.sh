@@ -14,8 +14,18 @@
 #                                                        (docs/results/nine-solve/placing-bank.kvbank),
 #                                                        a new run (runs/nine-wide) with the
 #                                                        bank arm's settings, self-play in int8
+#   scripts/train-nine-solution.sh tables GENERATIONS    the wide arm's generation 90 on, with
+#                                                        the moving phase's win/draw/loss tables
+#                                                        (db/nine-wdl, scripts/solve-nine.sh) in
+#                                                        self-play: games end as the placing
+#                                                        phase does, with the tables' value, and
+#                                                        its searches see exact leaves (a new
+#                                                        run, runs/nine-tables)
+#   scripts/train-nine-solution.sh onward GENERATIONS    the comparison: the wide arm's
+#                                                        generation 90 on without them
+#                                                        (runs/nine-onward)
 #
-# Each arm is a copy of the committed runs/nine (runs/nine-ARM) resumed to GENERATIONS in
+# Each of the first two arms is a copy of the committed runs/nine (runs/nine-ARM) resumed to GENERATIONS in
 # all, with a warm restart of the learning rate (0.0003, cosine over the generations to
 # come, to 15%); the arms differ only in the bank's samples, so that the hours each takes
 # say what the bank buys per hour. Run it again after a stop: the run goes on where it
@@ -24,7 +34,7 @@
 # that decides whether the bank arm's model is shipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-arm=${1:?"bank, selfplay or wide"}
+arm=${1:?"bank, selfplay, wide, tables or onward"}
 until=${2:?"generations in all (the committed run is at 255)"}
 run=runs/nine-$arm
 kvarn=${KVARN:-target/release/kvarn}
@@ -55,11 +65,34 @@ wide() {
         --set "train.schedule={kind=\"cosine\", steps=$((until * 600)), min_fraction=0.15}"
 }
 
+# The tables arm and its comparison: new runs from the wide arm's generation 90 with its
+# settings and a warm restart (0.0002, cosine over the generations to 15%); the tables arm
+# adds the whole-game tables and leaves out what they would end at once (random endgame
+# starts, games played on past the tables).
+onward() {
+    local arm=$1 until=$2 run=runs/nine-$1
+    if [[ -f $run/manifest.json ]]; then
+        "$kvarn" train --resume "$run" --generations "$until"
+        return
+    fi
+    local extra=()
+    if [[ $arm == tables ]]; then
+        extra=(--set solver.whole_game_db=db/nine-wdl --set selfplay.random_starts.share=0
+            --set selfplay.endgame.play_out_share=0 --set selfplay.endgame.decisive_starts=0)
+    fi
+    "$kvarn" train --config runs/nine-wide/config.toml \
+        --init runs/nine-wide/models/gen-0090.kvmodel --out "$run" --generations "$until" \
+        --set train.learning_rate=0.0002 \
+        --set "train.schedule={kind=\"cosine\", steps=$((until * 600)), min_fraction=0.15}" \
+        "${extra[@]}"
+}
+
 case $arm in
+    tables | onward) onward "$arm" "$until"; exit ;;
     bank) bank=20000 ;;
     selfplay) bank=0 ;;
     wide) wide "$until"; exit ;;
-    *) echo "unknown arm $arm: bank, selfplay or wide" >&2; exit 2 ;;
+    *) echo "unknown arm $arm: bank, selfplay, wide, tables or onward" >&2; exit 2 ;;
 esac
 if [[ ! -f $run/manifest.json ]]; then
     mkdir -p runs

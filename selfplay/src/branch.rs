@@ -79,7 +79,8 @@ impl BranchPool {
         endgame: Option<&Endgame>,
         settings: &BranchStarts,
     ) -> Self {
-        let open = |g: &Game| !g.status().is_over() && endgame.is_none_or(|e| e.probe(g).is_none());
+        let open =
+            |g: &Game| !g.status().is_over() && endgame.is_none_or(|e| e.outcome(g).is_none());
         let phase = |p: &Position| {
             settings.placing || (p.in_hand(Color::White) == 0 && p.in_hand(Color::Black) == 0)
         };

@@ -2,21 +2,33 @@
 //! certain under Kvarn's draw rules (`kvarn_solver::adjudication`) is a leaf with its
 //! exact win/draw/loss, a root in the databases plays a move that keeps its value, and a
 //! self-play game that reaches such a position can take its result from them.
+//!
+//! Beside them, a run may hold the moving phase's win/draw/loss tables (`kvarn solve
+//! --wdl`, [`Endgame::with_whole_game`]): the whole game's values, without distances. A
+//! position they hold is a leaf with its table value, and a game that reaches one ends
+//! with it, so that self-play spends its searches on the placing phase and every placing
+//! position learns the exact value the game reached. Those values ignore the draw rules:
+//! a draw is certain under them, a win almost always (997 of 1,000 won positions converted
+//! by the perfect player, `docs/results/nine-solve/README.md`); they are the values the
+//! whole-game benchmark judges by.
 
 use kvarn_solver::adjudication::certain;
+use kvarn_solver::wdl::WdlSolver;
 use kvarn_solver::{Solver, Value};
 use std::path::Path;
 use std::sync::Arc;
 
 use kvarn_solver::db::{Databases, DbError};
 
-use kvarn_game::{ActionSpace, Game, Move, Rules, Status};
+use kvarn_game::{ActionSpace, Game, Move, Outcome, Rules, Status};
 
 use crate::shard::Sample;
 
 /// Loaded databases, shared by every search of a run.
 pub struct Endgame {
     solver: Arc<Solver>,
+    /// The moving phase's win/draw/loss tables, if the run has them.
+    whole: Option<Arc<WdlSolver>>,
 }
 
 impl std::fmt::Debug for Endgame {
@@ -24,6 +36,7 @@ impl std::fmt::Debug for Endgame {
         f.debug_struct("Endgame")
             .field("rules", self.solver.rules())
             .field("tables", &self.solver.tables().len())
+            .field("whole_game", &self.whole.is_some())
             .finish()
     }
 }
@@ -32,7 +45,43 @@ impl Endgame {
     /// Probes into `solver`'s tables (their rules must be the games'; the draw rules are
     /// the games' own).
     pub fn new(solver: Arc<Solver>) -> Endgame {
-        Endgame { solver }
+        Endgame {
+            solver,
+            whole: None,
+        }
+    }
+
+    /// The same databases with the moving phase's win/draw/loss tables beside them (see
+    /// the module's documentation); `tables`' rules must be the games'.
+    pub fn with_whole_game(self, tables: Arc<WdlSolver>) -> Endgame {
+        Endgame {
+            whole: Some(tables),
+            ..self
+        }
+    }
+
+    /// Whether the moving phase's win/draw/loss tables are loaded.
+    pub fn has_whole_game(&self) -> bool {
+        self.whole.is_some()
+    }
+
+    /// The value of `game`'s position for the player to move where the databases know it
+    /// for certain ([`Endgame::probe`]), else where the whole-game tables hold it: a
+    /// position of the moving phase whose men they cover, between turns. A removal pending
+    /// is left to the search: its leaves are the tables' values, so that a self-play game
+    /// ending in one plays the removal with an exact search, a cheap exact sample of the
+    /// removals that close the placing phase.
+    pub fn outcome(&self, game: &Game) -> Option<Outcome> {
+        if let Some(value) = self.probe(game) {
+            return Some(value.outcome());
+        }
+        let tables = self.whole.as_ref()?;
+        let pos = game.position();
+        if game.status().is_over() || pos.men_in_hand() > 0 || pos.pending_removal() {
+            return None;
+        }
+        let side = pos.side_to_move();
+        tables.value_of(pos.men(side), pos.men(side.opposite()))
     }
 
     /// Opens the databases for `rules` in `dir` and loads them up to `max_men` a side
@@ -56,28 +105,25 @@ impl Endgame {
         certain(game.rules(), pos, value, game.repeated_since_irreversible())
     }
 
-    /// The game's result for White (+1, 0, −1) when the databases know it for certain.
+    /// The game's result for White (+1, 0, −1) when the databases know it for certain, or
+    /// the whole-game tables hold it ([`Endgame::outcome`]).
     pub fn result_for_white(&self, game: &Game) -> Option<i8> {
-        let for_mover = Self::score(self.probe(game)?);
+        let for_mover = self.outcome(game)?.score();
         let white_moves = game.position().side_to_move() == kvarn_game::Color::White;
         Some(if white_moves { for_mover } else { -for_mover })
     }
 
-    /// A certain value as a game result for the player to move: 1, 0 or -1.
-    fn score(value: Value) -> i8 {
-        match value {
-            Value::Win(_) => 1,
-            Value::Draw => 0,
-            Value::Loss(_) => -1,
-        }
-    }
-
     /// Win/draw/loss probabilities of a certain value, for the player to move.
     pub fn wdl(value: Value) -> [f32; 3] {
-        match value {
-            Value::Win(_) => [1.0, 0.0, 0.0],
-            Value::Draw => [0.0, 1.0, 0.0],
-            Value::Loss(_) => [0.0, 0.0, 1.0],
+        Self::outcome_wdl(value.outcome())
+    }
+
+    /// Win/draw/loss probabilities of an outcome, for the player to move.
+    pub fn outcome_wdl(outcome: Outcome) -> [f32; 3] {
+        match outcome {
+            Outcome::Win => [1.0, 0.0, 0.0],
+            Outcome::Draw => [0.0, 1.0, 0.0],
+            Outcome::Loss => [0.0, 0.0, 1.0],
         }
     }
 
@@ -108,7 +154,7 @@ impl Endgame {
             position: *game.position(),
             occurrences: game.occurrences().min(255) as u8,
             full_search: true,
-            result: Self::score(value),
+            result: value.outcome().score(),
             search_wdl: Endgame::wdl(value),
             policy: best
                 .iter()

@@ -339,7 +339,7 @@ impl GameSearch {
         let exact = terminal_value(self.game.status(), side)
             .or_else(|| {
                 let endgame = ctx.endgame.as_ref()?;
-                endgame.probe(&self.game).map(Endgame::wdl)
+                endgame.outcome(&self.game).map(Endgame::outcome_wdl)
             })
             .or_else(|| repeated_in_line(ctx, &self.game, self.root_ply).then_some(DRAW));
         let c = self.tree.node_mut(child);

@@ -667,7 +667,7 @@ fn start_search(ctx: &SearchContext, cfg: &SelfPlayConfig, s: &mut Slot) {
     let certain = ctx
         .endgame
         .as_ref()
-        .is_some_and(|e| e.probe(&s.search.game).is_some());
+        .is_some_and(|e| e.outcome(&s.search.game).is_some());
     let search = &ctx.config;
     s.full = certain
         || !cfg.playout_cap.enabled

@@ -293,7 +293,11 @@ impl<'a> Run<'a> {
                     Some(solver) => solver,
                     None => evaluation::databases(&config, db, progress)?,
                 };
-                Some(Arc::new(Endgame::new(Arc::new(solver))))
+                let endgame = Endgame::new(Arc::new(solver));
+                Some(Arc::new(match selfplay::open_whole_game(&config)? {
+                    Some(tables) => endgame.with_whole_game(tables),
+                    None => endgame,
+                }))
             }
             _ => None,
         };

@@ -262,6 +262,16 @@ pub struct SolverConfig {
     /// judged on the same positions), else sampled once per run from the databases.
     #[schemars(range(min = 1))]
     pub positions: usize,
+    /// Folder of the moving phase's win/draw/loss tables (`kvarn solve --wdl`), for
+    /// self-play only: beside `db`'s endgame databases, a position they hold is a search
+    /// leaf with its table value (`selfplay.endgame.probes`) and a game that reaches one
+    /// ends with it (`selfplay.endgame.adjudicate`). Their values ignore the draw rules (a
+    /// draw is certain, a win almost always). None: not used.
+    pub whole_game_db: Option<PathBuf>,
+    /// The units of `whole_game_db` loaded: those with up to this many men a side (Nine's
+    /// up to 7 take a few minutes to solve; all 9 are about 2.2 GB in memory).
+    #[schemars(range(min = 3, max = 9))]
+    pub whole_game_max_men: u8,
     /// Games against the perfect player from the start position, colours alternating.
     pub games_vs_perfect: usize,
     /// Games against the perfect player from drawn critical positions of the benchmark
@@ -275,6 +285,8 @@ impl Default for SolverConfig {
             db: None,
             build_if_missing: false,
             max_men: 4,
+            whole_game_db: None,
+            whole_game_max_men: 9,
             positions: 500,
             games_vs_perfect: 2,
             games_from_positions: 0,
@@ -500,12 +512,16 @@ impl RunConfig {
         ))
     }
 
-    /// Reads the configuration's relative paths (`solver.db`) from the folder `base`.
+    /// Reads the configuration's relative paths (`solver.db`, `solver.whole_game_db`) from
+    /// the folder `base`.
     pub fn resolve_paths(&mut self, base: &Path) {
-        if let Some(db) = &mut self.solver.db
-            && db.is_relative()
+        for db in [&mut self.solver.db, &mut self.solver.whole_game_db]
+            .into_iter()
+            .flatten()
         {
-            *db = base.join(&*db);
+            if db.is_relative() {
+                *db = base.join(&*db);
+            }
         }
     }
 
@@ -529,6 +545,32 @@ impl RunConfig {
             "probes, adjudication, decisive starts and exact samples use the [solver] databases: \
              set solver.db",
         )?;
+        SettingError::check(
+            self.solver.whole_game_db.is_none()
+                || (self.solver.db.is_some() && self.selfplay.endgame.in_games()),
+            "solver.whole_game_db",
+            "the whole-game tables join the endgame databases (solver.db) in self-play's \
+             probes and adjudication: set solver.db and selfplay.endgame.probes or adjudicate",
+        )?;
+        if let Some(whole) = &self.solver.whole_game_db {
+            SettingError::check(
+                self.selfplay.backend == kvarn_selfplay::Backend::Local,
+                "solver.whole_game_db",
+                "the whole-game tables are read on this machine: not yet with backend = \"ray\"",
+            )?;
+            let variant = self.rules.variant().key();
+            SettingError::check(
+                kvarn_solver::db::has_wdl(whole, &self.rules),
+                "solver.whole_game_db",
+                format!(
+                    "{} holds no win/draw/loss tables of these rules: make them with \
+                     `kvarn solve --variant {variant} --wdl --max-men {} --out {}`",
+                    whole.display(),
+                    self.solver.whole_game_max_men.min(self.rules.men()),
+                    whole.display()
+                ),
+            )?;
+        }
         SettingError::check(
             !self.train.bootstrap_explored
                 || (self.search.late_temperature > 0.0 && self.search.root == RootSearch::Puct),

@@ -117,6 +117,43 @@ fn a_missing_database_folder_is_refused_unless_it_will_be_built() {
 }
 
 #[test]
+fn whole_game_tables_are_refused_unused_missing_or_on_a_ray_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, whole) = (dir.path().join("db"), dir.path().join("whole"));
+    std::fs::create_dir(&whole).unwrap();
+    let config = |selfplay: &str| {
+        format!(
+            "seed = 3\n[rules]\nvariant = \"five\"\n[loop]\ngenerations = 2\n\
+             [solver]\ndb = {:?}\nbuild_if_missing = true\nwhole_game_db = {:?}\n{selfplay}",
+            db.display().to_string(),
+            whole.display().to_string()
+        )
+    };
+    let adjudicated = config("[selfplay.endgame]\nadjudicate = true\n");
+    let e = refusal(&adjudicated);
+    assert!(
+        e.contains("solver.whole_game_db") && e.contains("kvarn solve --variant five --wdl"),
+        "{e}"
+    );
+    let rules = kvarn_game::Rules::new(kvarn_game::Variant::Five);
+    kvarn_solver::db::solve_wdl_into(&whole, rules, rules.men(), |_, _, _, _| {}).unwrap();
+    let c = RunConfig::parse(&adjudicated, "test.toml").unwrap();
+    assert_eq!(c.solver.whole_game_db.as_deref(), Some(whole.as_path()));
+    let e = refusal(&config(""));
+    assert!(
+        e.contains("solver.whole_game_db") && e.contains("selfplay.endgame.probes"),
+        "{e}"
+    );
+    let e = refusal(&config(
+        "[selfplay]\nbackend = \"ray\"\n[selfplay.endgame]\nprobes = true\n",
+    ));
+    assert!(
+        e.contains("solver.whole_game_db") && e.contains("ray"),
+        "{e}"
+    );
+}
+
+#[test]
 fn branch_starts_are_refused_beyond_the_games_left_or_on_a_ray_cluster() {
     let starts = |random: f64, branch: f64| {
         format!(

@@ -644,9 +644,19 @@ pub fn has_wdl(dir: &Path, rules: &Rules) -> bool {
 /// # Errors
 /// A unit's file is missing, damaged or of other rules.
 pub fn load_wdl_values(dir: &Path, rules: Rules) -> Result<WdlSolver, DbError> {
+    load_wdl_values_up_to(dir, rules, rules.men())
+}
+
+/// [`load_wdl_values`] for the units with at most `max_men` a side, what a machine that
+/// solved only part of the moving phase (`kvarn solve --wdl --max-men N`) has; a position
+/// with more men is looked up as unknown.
+///
+/// # Errors
+/// A unit's file is missing, damaged or of other rules.
+pub fn load_wdl_values_up_to(dir: &Path, rules: Rules, max_men: u8) -> Result<WdlSolver, DbError> {
     use rayon::prelude::*;
     let mut solver = WdlSolver::new(rules);
-    let mut units: Vec<Unit> = WdlSolver::plan(rules.men())
+    let mut units: Vec<Unit> = WdlSolver::plan(max_men.min(rules.men()))
         .into_iter()
         .flat_map(|(unit, twin)| [unit, twin])
         .collect();
@@ -658,8 +668,10 @@ pub fn load_wdl_values(dir: &Path, rules: Rules) -> Result<WdlSolver, DbError> {
             let mut table =
                 read_wdl(dir, &rules, u, solver.size(u))?.ok_or_else(|| DbError::Damaged {
                     path: dir.join(wdl_file_name(&rules, u)),
-                    reason: "missing: the moving phase is not solved whole (kvarn solve --wdl)"
-                        .into(),
+                    reason: format!(
+                        "missing: the moving phase is not solved up to {max_men} men a side \
+                         (kvarn solve --wdl --max-men {max_men})"
+                    ),
                 })?;
             table.to_removal = Vec::new();
             Ok(table)

@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use kvarn_solver::wdl::WdlSolver;
+
 use indicatif::ProgressBar;
 use kvarn_game::ENCODING_VERSION;
 use kvarn_model::{Inference, InferencePath, Network};
@@ -222,6 +224,28 @@ fn write_exact_shard(
     };
     write_shard(path, &header, samples)?;
     Ok(())
+}
+
+/// The moving phase's win/draw/loss tables of `solver.whole_game_db` (up to
+/// `solver.whole_game_max_men` a side), read once for the run, when it names them.
+///
+/// # Errors
+/// A unit's file is missing, damaged or of other rules.
+pub fn open_whole_game(config: &RunConfig) -> Result<Option<Arc<WdlSolver>>, RunError> {
+    let Some(dir) = &config.solver.whole_game_db else {
+        return Ok(None);
+    };
+    let began = std::time::Instant::now();
+    let max_men = config.solver.whole_game_max_men;
+    let tables = kvarn_solver::db::load_wdl_values_up_to(dir, config.rules, max_men)
+        .map_err(RunError::solver)?;
+    tracing::info!(
+        folder = %dir.display(),
+        max_men,
+        seconds = began.elapsed().as_secs_f64(),
+        "whole-game tables read"
+    );
+    Ok(Some(Arc::new(tables)))
 }
 
 /// The bank of exact samples that `selfplay.exact_bank` draws from, read once for the
