@@ -269,7 +269,8 @@ pub struct SolverConfig {
     /// draw is certain, a win almost always). None: not used.
     pub whole_game_db: Option<PathBuf>,
     /// The units of `whole_game_db` loaded: those with up to this many men a side (Nine's
-    /// up to 7 take a few minutes to solve; all 9 are about 2.2 GB in memory).
+    /// up to 7 take a quarter of an hour to solve on 2 cores; all 9 are about 2.2 GB in
+    /// memory).
     #[schemars(range(min = 3, max = 9))]
     pub whole_game_max_men: u8,
     /// Games against the perfect player from the start position, colours alternating.
