@@ -25,10 +25,10 @@
 #                                                        generation 90 on without them
 #                                                        (runs/nine-onward)
 #
-# Each of the first two arms is a copy of the committed runs/nine (runs/nine-ARM) resumed to GENERATIONS in
-# all, with a warm restart of the learning rate (0.0003, cosine over the generations to
-# come, to 15%); the arms differ only in the bank's samples, so that the hours each takes
-# say what the bank buys per hour. Run it again after a stop: the run goes on where it
+# Each of the first two arms is a copy of the committed runs/nine (runs/nine-ARM) resumed
+# to GENERATIONS in all, with a warm restart of the learning rate (0.0003, cosine over the
+# generations to come, to 15%); the arms differ only in the bank's samples, so that the
+# hours each takes say what the bank buys per hour. Run it again after a stop: the run goes on where it
 # stopped (kvarn train --resume), and settings already recorded are not recorded twice.
 # docs/results/nine-solution/README.md holds the rule, written before any measurement,
 # that decides whether the bank arm's model is shipped.

@@ -51,11 +51,12 @@ impl Endgame {
         }
     }
 
-    /// The same databases with the moving phase's win/draw/loss tables beside them (see
-    /// the module's documentation); `tables`' rules must be the games'.
-    pub fn with_whole_game(self, tables: Arc<WdlSolver>) -> Endgame {
+    /// The same databases with the moving phase's win/draw/loss tables beside them, if
+    /// the run has them (see the module's documentation); `tables`' rules must be the
+    /// games'.
+    pub fn with_whole_game(self, tables: Option<Arc<WdlSolver>>) -> Endgame {
         Endgame {
-            whole: Some(tables),
+            whole: tables,
             ..self
         }
     }

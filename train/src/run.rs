@@ -293,11 +293,10 @@ impl<'a> Run<'a> {
                     Some(solver) => solver,
                     None => evaluation::databases(&config, db, progress)?,
                 };
-                let endgame = Endgame::new(Arc::new(solver));
-                Some(Arc::new(match selfplay::open_whole_game(&config)? {
-                    Some(tables) => endgame.with_whole_game(tables),
-                    None => endgame,
-                }))
+                let tables = selfplay::open_whole_game(&config)?;
+                Some(Arc::new(
+                    Endgame::new(Arc::new(solver)).with_whole_game(tables),
+                ))
             }
             _ => None,
         };

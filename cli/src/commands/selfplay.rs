@@ -175,13 +175,9 @@ fn endgame(config: &RunConfig) -> anyhow::Result<Option<Arc<Endgame>>> {
         .context("[selfplay.endgame] needs the [solver] databases: set solver.db")?;
     let endgame = Endgame::open(db, config.rules, Some(config.solver.max_men))
         .with_context(|| format!("loading the endgame databases in {}", db.display()))?;
-    let endgame = match kvarn_train::stages::selfplay::open_whole_game(config)
-        .context("loading the whole-game tables (solver.whole_game_db)")?
-    {
-        Some(tables) => endgame.with_whole_game(tables),
-        None => endgame,
-    };
-    Ok(Some(Arc::new(endgame)))
+    let tables = kvarn_train::stages::selfplay::open_whole_game(config)
+        .context("loading the whole-game tables (solver.whole_game_db)")?;
+    Ok(Some(Arc::new(endgame.with_whole_game(tables))))
 }
 
 /// Plays the job with a progress bar.

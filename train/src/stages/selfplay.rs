@@ -4,8 +4,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use kvarn_solver::wdl::WdlSolver;
-
 use indicatif::ProgressBar;
 use kvarn_game::ENCODING_VERSION;
 use kvarn_model::{Inference, InferencePath, Network};
@@ -13,6 +11,7 @@ use kvarn_selfplay::{
     Backend, BankSampling, BranchPool, Endgame, ExactSampling, Sample, SampleSource, SelfPlayJob,
     SelfPlayStats, ShardHeader, write_shard,
 };
+use kvarn_solver::wdl::WdlSolver;
 
 use super::stream;
 use crate::binding::games_in_shards;
