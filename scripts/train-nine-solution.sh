@@ -24,6 +24,10 @@
 #   scripts/train-nine-solution.sh onward GENERATIONS    the comparison: the wide arm's
 #                                                        generation 90 on without them
 #                                                        (runs/nine-onward)
+#   scripts/train-nine-solution.sh mixed GENERATIONS     the tables arm's generation 40 on,
+#                                                        with the tables in half of the games
+#                                                        only: the others play the moving
+#                                                        phase by search (runs/nine-mixed)
 #
 # Each of the first two arms is a copy of the committed runs/nine (runs/nine-ARM) resumed
 # to GENERATIONS in all, with a warm restart of the learning rate (0.0003, cosine over the
@@ -34,7 +38,7 @@
 # that decides whether the bank arm's model is shipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-arm=${1:?"bank, selfplay, wide, tables or onward"}
+arm=${1:?"bank, selfplay, wide, tables, onward or mixed"}
 until=${2:?"generations in all (the committed run is at 255)"}
 run=runs/nine-$arm
 kvarn=${KVARN:-target/release/kvarn}
@@ -87,12 +91,29 @@ onward() {
         "${extra[@]}"
 }
 
+# The mixed arm: a new run from the tables arm's last model with its settings, the tables
+# in half of the games (selfplay.endgame.whole_game_share) and a warm restart (0.00015,
+# cosine over the generations to 15%).
+mixed() {
+    local until=$1 run=runs/nine-mixed
+    if [[ -f $run/manifest.json ]]; then
+        "$kvarn" train --resume "$run" --generations "$until"
+        return
+    fi
+    "$kvarn" train --config runs/nine-tables/config.toml \
+        --init runs/nine-tables/models/gen-0040.kvmodel --out "$run" --generations "$until" \
+        --set selfplay.endgame.whole_game_share=0.5 \
+        --set train.learning_rate=0.00015 \
+        --set "train.schedule={kind=\"cosine\", steps=$((until * 600)), min_fraction=0.15}"
+}
+
 case $arm in
     tables | onward) onward "$arm" "$until"; exit ;;
+    mixed) mixed "$until"; exit ;;
     bank) bank=20000 ;;
     selfplay) bank=0 ;;
     wide) wide "$until"; exit ;;
-    *) echo "unknown arm $arm: bank, selfplay, wide, tables or onward" >&2; exit 2 ;;
+    *) echo "unknown arm $arm: bank, selfplay, wide, tables, onward or mixed" >&2; exit 2 ;;
 esac
 if [[ ! -f $run/manifest.json ]]; then
     mkdir -p runs

@@ -329,6 +329,14 @@ pub struct EndgameUse {
     /// Fewest turns to the end of a decisive start's win or loss (1: any).
     #[schemars(range(min = 1))]
     pub decisive_min_turns: u16,
+    /// Share of the games whose searches and adjudication use the whole game's tables,
+    /// where the run has them (`solver.whole_game_db`); the others, and every game played
+    /// out or from a random start, play the moving phase by search with the endgame
+    /// databases alone. The tables end a game as its placing phase does, so without such
+    /// a share the network no longer plays the moving phase itself, nor sees its late
+    /// no-capture counters.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub whole_game_share: f64,
     /// Positions drawn from the databases each generation as exact training samples
     /// (see [`crate::exact`]), with the random starts' men counts; the share
     /// `decisive_starts` of them decisive, as the starts are. 0: none.
@@ -344,6 +352,7 @@ impl Default for EndgameUse {
             play_out_share: 0.25,
             decisive_starts: 0.0,
             decisive_min_turns: 1,
+            whole_game_share: 1.0,
             exact_samples: 0,
         }
     }

@@ -61,6 +61,12 @@ impl Endgame {
         }
     }
 
+    /// The same databases without the whole-game tables: what a game outside
+    /// `selfplay.endgame.whole_game_share` searches and is adjudicated with.
+    pub fn without_whole_game(&self) -> Endgame {
+        Endgame::new(Arc::clone(&self.solver))
+    }
+
     /// Whether the moving phase's win/draw/loss tables are loaded.
     pub fn has_whole_game(&self) -> bool {
         self.whole.is_some()

@@ -286,8 +286,8 @@ pub fn run<E: Evaluator + Clone + Send>(
         job.selfplay.random_starts.validate_for(&job.rules)?;
         excluded = kvarn_solver::benchmark::committed_keys(&job.rules)?;
     }
-    let probes = job.endgame.clone().filter(|_| uses.probes);
-    let ctx = SearchContext::new(job.rules, job.search.clone()).with_endgame(probes);
+    let knowledge = Knowledge::pair(job);
+    let ctx = &knowledge[0].ctx;
     if evaluator.input_len() != ctx.input_len() || evaluator.actions() != ctx.actions.len() {
         return Err(SelfPlayError::Mismatch {
             network: evaluator.input_len(),
@@ -303,11 +303,19 @@ pub fn run<E: Evaluator + Clone + Send>(
     let first_error = Mutex::new(None);
     std::thread::scope(|scope| {
         for t in 0..threads {
-            let (ctx, total, games, first_error) = (&ctx, &total, &games, &first_error);
+            let (knowledge, total, games, first_error) = (&knowledge, &total, &games, &first_error);
             let excluded = &excluded;
             let mut evaluator = evaluator.clone();
             scope.spawn(move || {
-                match worker(job, ctx, excluded, &mut evaluator, t, threads, progress) {
+                match worker(
+                    job,
+                    knowledge,
+                    excluded,
+                    &mut evaluator,
+                    t,
+                    threads,
+                    progress,
+                ) {
                     Ok((stats, played)) => {
                         total.lock().expect("stats").add(&stats);
                         games.lock().expect("games").extend(played);
@@ -342,6 +350,9 @@ struct Slot {
     play_out: bool,
     /// Has reached a position with a certain database value.
     reached_databases: bool,
+    /// Searches and is adjudicated with the whole game's tables
+    /// (`selfplay.endgame.whole_game_share`).
+    whole_game: bool,
     /// Started from a random position.
     random_start: bool,
     /// Started from a position of an earlier game.
@@ -354,6 +365,34 @@ impl Slot {
     /// Whether the side to move is the game's deeper side (`selfplay.deep_side`).
     fn deeper_to_move(&self) -> bool {
         self.deep_side == Some(self.search.game.position().side_to_move())
+    }
+}
+
+/// What a game's searches and adjudication know exactly: the endgame databases, with or
+/// without the whole game's tables beside them.
+struct Knowledge {
+    ctx: SearchContext,
+    endgame: Option<Arc<Endgame>>,
+}
+
+impl Knowledge {
+    /// Without the whole game's tables (index 0) and with them where the run has them
+    /// (index 1; else the same as index 0).
+    fn pair(job: &SelfPlayJob) -> [Knowledge; 2] {
+        let plain = job
+            .endgame
+            .as_ref()
+            .map(|e| Arc::new(e.without_whole_game()));
+        [plain, job.endgame.clone()].map(|endgame| Knowledge {
+            ctx: SearchContext::new(job.rules, job.search.clone())
+                .with_endgame(endgame.clone().filter(|_| job.selfplay.endgame.probes)),
+            endgame,
+        })
+    }
+
+    /// What slot `s`'s game knows.
+    fn of<'k>(pair: &'k [Knowledge; 2], s: &Slot) -> &'k Knowledge {
+        &pair[usize::from(s.whole_game)]
     }
 }
 
@@ -373,7 +412,7 @@ enum StartKind {
 /// their leaves share.
 struct Worker<'a, E> {
     job: &'a SelfPlayJob,
-    ctx: &'a SearchContext,
+    knowledge: &'a [Knowledge; 2],
     /// Canonical keys of the committed benchmark positions: never a random start.
     excluded: &'a HashSet<u64>,
     evaluator: &'a mut E,
@@ -394,7 +433,7 @@ struct Worker<'a, E> {
 
 fn worker<E: Evaluator>(
     job: &SelfPlayJob,
-    ctx: &SearchContext,
+    knowledge: &[Knowledge; 2],
     excluded: &HashSet<u64>,
     evaluator: &mut E,
     thread: usize,
@@ -403,9 +442,10 @@ fn worker<E: Evaluator>(
 ) -> Result<(SelfPlayStats, Vec<PlayedGame>), SelfPlayError> {
     let began = Instant::now();
     let slots = job.selfplay.games_per_thread;
+    let input = knowledge[0].ctx.input_len();
     let mut w = Worker {
         job,
-        ctx,
+        knowledge,
         excluded,
         evaluator,
         sim: BatchSim::new(job.rules, slots),
@@ -413,7 +453,7 @@ fn worker<E: Evaluator>(
         cache: EvalCache::new(job.search.cache_entries),
         stats: SelfPlayStats::default(),
         waiting: Vec::with_capacity(slots),
-        features: vec![0f32; slots * ctx.input_len()],
+        features: vec![0f32; slots * input],
         logits: Vec::new(),
         wdl: Vec::new(),
         finished: Vec::new(),
@@ -453,7 +493,11 @@ impl<E: Evaluator> Worker<'_, E> {
                 continue;
             }
             let mut s = self.new_game(i)?;
-            start_search(self.ctx, &self.job.selfplay, &mut s);
+            start_search(
+                &Knowledge::of(self.knowledge, &s).ctx,
+                &self.job.selfplay,
+                &mut s,
+            );
             self.slots[i] = Some(s);
             self.next_game += self.step;
         }
@@ -492,20 +536,28 @@ impl<E: Evaluator> Worker<'_, E> {
         } else {
             self.sim.reset(i)?;
         }
+        let play_out = random_start || plays_out(job, index);
         let mut s = Slot {
             index,
             search: GameSearch::new(game),
             rng,
             samples: Vec::new(),
             full: true,
-            play_out: random_start || plays_out(job, index),
+            play_out,
             reached_databases: false,
+            whole_game: !play_out && uses_whole_game(job, index),
             random_start,
             branch_start: branch.is_some(),
             deep_side: deep_side_of(job, index),
         };
         if !at_position {
-            play_random_opening(self.ctx, job, &mut s, &mut self.sim, i)?;
+            play_random_opening(
+                &Knowledge::of(self.knowledge, &s).ctx,
+                job,
+                &mut s,
+                &mut self.sim,
+                i,
+            )?;
         }
         Ok(s)
     }
@@ -555,17 +607,18 @@ impl<E: Evaluator> Worker<'_, E> {
     /// or completes (its move is played, and a finished game leaves its slot).
     fn advance_searches(&mut self, progress: Option<&ProgressBar>) -> Result<(), SelfPlayError> {
         self.waiting.clear();
-        let input = self.ctx.input_len();
+        let input = self.knowledge[0].ctx.input_len();
         for i in 0..self.slots.len() {
             let Some(s) = self.slots[i].as_mut() else {
                 continue;
             };
+            let knows = Knowledge::of(self.knowledge, s);
             let row = self.waiting.len();
             let features = &mut self.features[row * input..(row + 1) * input];
             loop {
                 let advance = s
                     .search
-                    .advance(self.ctx, &mut self.cache, &mut s.rng, features);
+                    .advance(&knows.ctx, &mut self.cache, &mut s.rng, features);
                 self.stats.leaf_time += s.search.take_leaf_time();
                 match advance {
                     Advance::NeedsEval => {
@@ -573,8 +626,7 @@ impl<E: Evaluator> Worker<'_, E> {
                         break;
                     }
                     Advance::Complete => {
-                        let Some(game) = finish_move(self.ctx, self.job, s, &mut self.sim, i)?
-                        else {
+                        let Some(game) = finish_move(knows, self.job, s, &mut self.sim, i)? else {
                             continue;
                         };
                         self.stats.record(&game);
@@ -597,7 +649,8 @@ impl<E: Evaluator> Worker<'_, E> {
         if n == 0 {
             return;
         }
-        let (input, actions) = (self.ctx.input_len(), self.ctx.actions.len());
+        let ctx = &self.knowledge[0].ctx;
+        let (input, actions) = (ctx.input_len(), ctx.actions.len());
         let t = Instant::now();
         self.evaluator.evaluate(
             &self.features[..n * input],
@@ -616,7 +669,8 @@ impl<E: Evaluator> Worker<'_, E> {
                 self.wdl[row * 3 + 2],
             ];
             let logits = &self.logits[row * actions..(row + 1) * actions];
-            s.search.supply(self.ctx, &mut self.cache, logits, v);
+            let ctx = &Knowledge::of(self.knowledge, s).ctx;
+            s.search.supply(ctx, &mut self.cache, logits, v);
         }
     }
 }
@@ -688,13 +742,13 @@ fn start_search(ctx: &SearchContext, cfg: &SelfPlayConfig, s: &mut Slot) {
 /// Records the finished search, plays its move in the simulator (slot `i`) and in the
 /// search's tree, and either starts the next search or returns the finished game.
 fn finish_move(
-    ctx: &SearchContext,
+    knows: &Knowledge,
     job: &SelfPlayJob,
     s: &mut Slot,
     sim: &mut BatchSim,
     i: usize,
 ) -> Result<Option<PlayedGame>, SelfPlayError> {
-    let cfg = &job.selfplay;
+    let (ctx, cfg) = (&knows.ctx, &job.selfplay);
     let ply = sim.plies()[i];
     // Plies from the game's start drawn at `search.temperature`: a branched game's own.
     let temperature_plies = if s.branch_start {
@@ -732,7 +786,7 @@ fn finish_move(
     let (white, plies) = match ended {
         Some(f) => (white_score(f.status), f.plies),
         None => {
-            if let Some(white) = adjudicate(job, s) {
+            if let Some(white) = adjudicate(job, knows.endgame.as_deref(), s) {
                 let mut game = finished_game(s, white, sim.plies()[i]);
                 game.adjudicated = true;
                 return Ok(Some(game));
@@ -766,6 +820,13 @@ fn plays_out(job: &SelfPlayJob, index: u64) -> bool {
     drawn(job.seed, PLAY_OUT_STREAM, index) < job.selfplay.endgame.play_out_share
 }
 
+/// Whether game `index` is one of the share that uses the whole game's tables, where the
+/// run has them: drawn from the run's seed and the index alone.
+fn uses_whole_game(job: &SelfPlayJob, index: u64) -> bool {
+    job.endgame.as_ref().is_some_and(|e| e.has_whole_game())
+        && drawn(job.seed, WHOLE_GAME_STREAM, index) < job.selfplay.endgame.whole_game_share
+}
+
 /// A number in `0..1` for game `index` from the run's seed and a stream of its own, apart
 /// from the game's generator, so that choosing a game's kind does not disturb its moves.
 pub(crate) fn drawn(seed: u64, stream: u64, index: u64) -> f64 {
@@ -775,6 +836,8 @@ pub(crate) fn drawn(seed: u64, stream: u64, index: u64) -> f64 {
 
 /// Seed stream of the play-out draw.
 const PLAY_OUT_STREAM: u64 = 0x656e_6467;
+/// Seed stream of the whole-game tables' draw.
+const WHOLE_GAME_STREAM: u64 = 0x7768_6f6c;
 /// Seed stream of the deep-side draw, and of its colour.
 const DEEP_SIDE_STREAM: u64 = 0x6465_6570;
 const DEEP_COLOUR_STREAM: u64 = 0x636f_6c6f;
@@ -788,11 +851,11 @@ const DECISIVE_DRAWS: usize = 100_000;
 
 /// The game's result for White from the databases, when they know it for certain and the
 /// game is not one of those played out (which are counted once instead).
-fn adjudicate(job: &SelfPlayJob, s: &mut Slot) -> Option<i8> {
+fn adjudicate(job: &SelfPlayJob, endgame: Option<&Endgame>, s: &mut Slot) -> Option<i8> {
     if !job.selfplay.endgame.adjudicate {
         return None;
     }
-    let white = job.endgame.as_ref()?.result_for_white(&s.search.game)?;
+    let white = endgame?.result_for_white(&s.search.game)?;
     if s.play_out {
         s.reached_databases = true;
         return None;

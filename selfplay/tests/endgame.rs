@@ -864,3 +864,31 @@ fn with_the_tables_a_game_ends_as_the_placing_phase_does_with_their_value() {
     assert!(same >= 12, "{same} of 24 games ended alike");
     assert!(stats.adjudicated >= 20, "{} adjudicated", stats.adjudicated);
 }
+
+#[test]
+fn a_share_of_the_games_uses_the_tables_and_the_others_play_on_as_without_them() {
+    let eval = uniform(&Rules::new(Variant::Five));
+    let job = |share: f64, endgame: kvarn_selfplay::Endgame| {
+        let mut job = five_job(0.0);
+        job.selfplay.endgame.probes = true;
+        job.selfplay.endgame.whole_game_share = share;
+        job.endgame = Some(Arc::new(endgame));
+        job
+    };
+    let tables = three_and_tables();
+    let (_, plain) = run(&job(1.0, tables.without_whole_game()), &eval, None).unwrap();
+    let (_, all) = run(&job(1.0, three_and_tables()), &eval, None).unwrap();
+    let (_, mixed) = run(&job(0.5, tables), &eval, None).unwrap();
+    let (mut as_plain, mut as_tables) = (0, 0);
+    for ((m, p), t) in mixed.iter().zip(&plain).zip(&all) {
+        // Each game is played as the run that it drew plays it: with the tables
+        // everywhere, or without them.
+        assert!(m == p || m == t, "game {} is neither", m.index);
+        as_plain += usize::from(m == p && m != t);
+        as_tables += usize::from(m == t && m != p);
+    }
+    assert!(
+        as_plain >= 4 && as_tables >= 4,
+        "{as_plain} games without the tables, {as_tables} with them, of 24"
+    );
+}

@@ -553,6 +553,11 @@ impl RunConfig {
             "the whole-game tables join the endgame databases (solver.db) in self-play's \
              probes and adjudication: set solver.db and selfplay.endgame.probes or adjudicate",
         )?;
+        SettingError::check(
+            self.selfplay.endgame.whole_game_share == 1.0 || self.solver.whole_game_db.is_some(),
+            "selfplay.endgame.whole_game_share",
+            "is the share of games that use the whole-game tables: set solver.whole_game_db",
+        )?;
         if let Some(whole) = &self.solver.whole_game_db {
             SettingError::check(
                 self.selfplay.backend == kvarn_selfplay::Backend::Local,

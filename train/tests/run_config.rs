@@ -151,6 +151,16 @@ fn whole_game_tables_are_refused_unused_missing_or_on_a_ray_cluster() {
         e.contains("solver.whole_game_db") && e.contains("ray"),
         "{e}"
     );
+    let shared = "[selfplay.endgame]\nadjudicate = true\nwhole_game_share = 0.5\n";
+    RunConfig::parse(&config(shared), "test.toml").unwrap();
+    let e = refusal(&format!(
+        "seed = 3\n[rules]\nvariant = \"five\"\n[solver]\ndb = {:?}\n{shared}",
+        db.display().to_string()
+    ));
+    assert!(
+        e.contains("selfplay.endgame.whole_game_share") && e.contains("solver.whole_game_db"),
+        "{e}"
+    );
 }
 
 #[test]
