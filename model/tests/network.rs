@@ -580,8 +580,10 @@ fn reduced_precision_stays_close_to_32_bit() {
     let (feats, mask) = positions(&rules, batch, 5);
     let exact = Inference::new(&net, InferencePath::Fastest, Some(Precision::F32)).unwrap();
     let want = exact.evaluate(&feats, batch);
+    // The worst of 500 positions: int8 gives 0.059 (moves) and 0.092 (win/draw/loss) for
+    // the 384-wide generation 365, 0.112 and 0.093 for the 416-wide shipped player.
     for (precision, policy_bound, wdl_bound) in
-        [(Precision::Bf16, 0.05, 0.05), (Precision::Int8, 0.1, 0.1)]
+        [(Precision::Bf16, 0.05, 0.05), (Precision::Int8, 0.15, 0.12)]
     {
         let reduced = match Inference::new(&net, InferencePath::Fastest, Some(precision)) {
             Ok(reduced) => reduced,
